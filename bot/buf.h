@@ -1,0 +1,77 @@
+#ifndef PERFBOT_BUF_H
+#define PERFBOT_BUF_H
+
+/*
+ * struct buf: perfbot's one growable byte buffer (after git's strbuf).
+ *
+ * Invariants, always, also after a failed append:
+ *   - b->data is never NULL (an empty buffer points at a static "").
+ *   - b->data[b->len] == '\0', so data can be used as a C string when it
+ *     holds no NUL bytes of its own.
+ *   - b->len < b->cap or b->cap == 0 (the static empty string).
+ *
+ * A buffer may carry a size cap (b->limit, 0 = none) for untrusted input:
+ * an append that would pass it fails with -1 and leaves the buffer as it
+ * was.  Appends without a cap cannot fail: running out of memory is fatal
+ * in one place (xmalloc).
+ *
+ * Lifecycle: BUF_INIT or buf_init() (no allocation); buf_release() frees
+ * the contents and leaves an empty, reusable buffer; buf_detach() hands the
+ * bytes to the caller (free() them).
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct buf {
+	char *data;	/* the bytes, NUL-terminated; never NULL */
+	size_t len;	/* bytes in use, not counting the terminating NUL */
+	size_t cap;	/* bytes allocated; 0 while data is the static "" */
+	size_t limit;	/* largest len allowed; 0 = no limit */
+};
+
+extern char buf_empty[];
+#define BUF_INIT { buf_empty, 0, 0, 0 }
+
+void buf_init(struct buf *b);
+void buf_release(struct buf *b);
+/* Returns the bytes (malloc'd, NUL-terminated; *len set if len != NULL)
+ * and leaves b empty. */
+char *buf_detach(struct buf *b, size_t *len);
+
+/* Make room for n more bytes.  -1 only when that would pass b->limit. */
+int buf_grow(struct buf *b, size_t n);
+void buf_reset(struct buf *b);
+/* Cut to len bytes (len <= b->len). */
+void buf_truncate(struct buf *b, size_t len);
+
+int buf_add(struct buf *b, const void *data, size_t n);
+int buf_adds(struct buf *b, const char *s);
+int buf_addc(struct buf *b, char c);
+/* Append c n times. */
+int buf_addchars(struct buf *b, char c, size_t n);
+int buf_addf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+/*
+ * Error messages: library code reports a failure by returning -1 and
+ * appending one lowercase message to a caller-owned struct buf *err.
+ * err_set() replaces whatever err held (so the innermost, most precise
+ * message is kept unless a caller deliberately wraps it with err_prefix()).
+ * Both accept err == NULL and then do nothing.  Both return -1, so a
+ * failure path can be written `return err_set(err, "...")`.
+ */
+int err_set(struct buf *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int err_prefix(struct buf *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Read a whole file (at most limit bytes; 0 = no limit) into b, appending.
+ * -1 with a message naming the path on a read error or when it is larger. */
+int buf_read_file(struct buf *b, const char *path, size_t limit, struct buf *err);
+/* Read all of fd (at most limit bytes) into b, appending. */
+int buf_read_fd(struct buf *b, int fd, size_t limit, struct buf *err);
+
+#endif

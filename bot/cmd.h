@@ -1,0 +1,15 @@
+#ifndef PERFBOT_CMD_H
+#define PERFBOT_CMD_H
+
+/*
+ * The commands.  Each cmd_NAME() gets argv starting at the command's name,
+ * prints its own output and errors, and returns a <sysexits.h> exit code.
+ * Only main.c and cmd-*.c print or choose exit codes.
+ */
+
+struct cmd_options {
+	const char *config_path;	/* --config, or NULL */
+	int verbose;			/* -v count */
+};
+
+#endif

@@ -1,0 +1,297 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "value.h"
+#include "xalloc.h"
+#include "banned.h"
+
+static struct value *value_alloc(enum value_kind kind)
+{
+	struct value *v = xcalloc(1, sizeof(*v));
+
+	v->kind = kind;
+	return v;
+}
+
+struct value *value_new_null(void)
+{
+	return value_alloc(VALUE_NULL);
+}
+
+struct value *value_new_bool(int b)
+{
+	struct value *v = value_alloc(VALUE_BOOL);
+
+	v->boolean = !!b;
+	return v;
+}
+
+struct value *value_new_number(double d)
+{
+	struct value *v = value_alloc(VALUE_NUMBER);
+
+	v->number = d;
+	v->is_integer = 0;
+	return v;
+}
+
+struct value *value_new_integer(int64_t i)
+{
+	struct value *v = value_alloc(VALUE_NUMBER);
+
+	v->number = (double)i;
+	v->is_integer = 1;
+	return v;
+}
+
+struct value *value_new_string_owned(char *s, size_t len)
+{
+	struct value *v = value_alloc(VALUE_STRING);
+
+	v->str = s;
+	v->len = len;
+	return v;
+}
+
+struct value *value_new_stringn(const char *s, size_t len)
+{
+	return value_new_string_owned(xmemdup(s, len), len);
+}
+
+struct value *value_new_string(const char *s)
+{
+	return value_new_stringn(s, strlen(s));
+}
+
+struct value *value_new_array(void)
+{
+	return value_alloc(VALUE_ARRAY);
+}
+
+struct value *value_new_object(void)
+{
+	return value_alloc(VALUE_OBJECT);
+}
+
+void value_free(struct value *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->nr; i++) {
+		value_free(v->items[i]);
+		if (v->keys)
+			free(v->keys[i]);
+	}
+	free(v->items);
+	free(v->keys);
+	free(v->str);
+	free(v);
+}
+
+struct value *value_array_push(struct value *array, struct value *v)
+{
+	ALLOC_GROW(array->items, array->nr + 1, array->alloc);
+	array->items[array->nr++] = v;
+	return v;
+}
+
+struct value *value_object_set(struct value *object, const char *key, struct value *v)
+{
+	size_t i, oldalloc = object->alloc;
+
+	for (i = 0; i < object->nr; i++) {
+		if (!strcmp(object->keys[i], key)) {
+			value_free(object->items[i]);
+			object->items[i] = v;
+			return v;
+		}
+	}
+	ALLOC_GROW(object->items, object->nr + 1, object->alloc);
+	if (object->alloc != oldalloc || !object->keys)
+		object->keys = xrealloc(object->keys, object->alloc * sizeof(*object->keys));
+	object->keys[object->nr] = xstrdup(key);
+	object->items[object->nr++] = v;
+	return v;
+}
+
+struct value *value_object_set_string(struct value *object, const char *key, const char *s)
+{
+	return value_object_set(object, key, value_new_string(s));
+}
+
+struct value *value_object_set_bool(struct value *object, const char *key, int b)
+{
+	return value_object_set(object, key, value_new_bool(b));
+}
+
+const struct value *value_object_getn(const struct value *object, const char *key, size_t keylen)
+{
+	size_t i;
+
+	if (!object || object->kind != VALUE_OBJECT)
+		return NULL;
+	for (i = 0; i < object->nr; i++)
+		if (!strncmp(object->keys[i], key, keylen) && object->keys[i][keylen] == '\0')
+			return object->items[i];
+	return NULL;
+}
+
+const struct value *value_object_get(const struct value *object, const char *key)
+{
+	return value_object_getn(object, key, strlen(key));
+}
+
+int value_truthy(const struct value *v)
+{
+	if (!v)
+		return 0;
+	switch (v->kind) {
+	case VALUE_NULL:
+		return 0;
+	case VALUE_BOOL:
+		return v->boolean;
+	case VALUE_ARRAY:
+		return v->nr > 0;
+	default:
+		return 1;
+	}
+}
+
+void value_format_number(struct buf *out, double d)
+{
+	char tmp[40];
+	int prec;
+
+	if (d == 0) {
+		buf_adds(out, "0");
+		return;
+	}
+	if (!isfinite(d)) {
+		buf_adds(out, isnan(d) ? "nan" : d < 0 ? "-inf" : "inf");
+		return;
+	}
+	if (fabs(d) < 9007199254740992.0 && d == (double)(long long)d) {
+		buf_addf(out, "%lld", (long long)d);
+		return;
+	}
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+		if (strtod(tmp, NULL) == d)
+			break;
+	}
+	buf_adds(out, tmp);
+}
+
+void value_format(struct buf *out, const struct value *v)
+{
+	if (!v)
+		return;
+	switch (v->kind) {
+	case VALUE_NULL:
+		break;
+	case VALUE_BOOL:
+		buf_adds(out, v->boolean ? "true" : "false");
+		break;
+	case VALUE_NUMBER:
+		value_format_number(out, v->number);
+		break;
+	case VALUE_STRING:
+		buf_add(out, v->str, v->len);
+		break;
+	case VALUE_ARRAY:
+	case VALUE_OBJECT:
+		value_write_json(out, v, 0);
+		break;
+	}
+}
+
+void value_write_json_string(struct buf *out, const char *s, size_t len)
+{
+	size_t i;
+
+	buf_addc(out, '"');
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"':
+			buf_adds(out, "\\\"");
+			break;
+		case '\\':
+			buf_adds(out, "\\\\");
+			break;
+		case '\n':
+			buf_adds(out, "\\n");
+			break;
+		case '\r':
+			buf_adds(out, "\\r");
+			break;
+		case '\t':
+			buf_adds(out, "\\t");
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				buf_addf(out, "\\u%04x", c);
+			else
+				buf_addc(out, (char)c);
+		}
+	}
+	buf_addc(out, '"');
+}
+
+static void write_indent(struct buf *out, int indent, int depth)
+{
+	if (!indent)
+		return;
+	buf_addc(out, '\n');
+	buf_addchars(out, ' ', (size_t)indent * (size_t)depth);
+}
+
+static void write_json(struct buf *out, const struct value *v, int indent, int depth)
+{
+	size_t i;
+
+	switch (v->kind) {
+	case VALUE_NULL:
+		buf_adds(out, "null");
+		return;
+	case VALUE_BOOL:
+		buf_adds(out, v->boolean ? "true" : "false");
+		return;
+	case VALUE_NUMBER:
+		if (!isfinite(v->number))
+			buf_adds(out, "null");
+		else
+			value_format_number(out, v->number);
+		return;
+	case VALUE_STRING:
+		value_write_json_string(out, v->str, v->len);
+		return;
+	case VALUE_ARRAY:
+	case VALUE_OBJECT:
+		buf_addc(out, v->kind == VALUE_ARRAY ? '[' : '{');
+		for (i = 0; i < v->nr; i++) {
+			if (i)
+				buf_addc(out, ',');
+			write_indent(out, indent, depth + 1);
+			if (v->kind == VALUE_OBJECT) {
+				value_write_json_string(out, v->keys[i], strlen(v->keys[i]));
+				buf_adds(out, indent ? ": " : ":");
+			}
+			write_json(out, v->items[i], indent, depth + 1);
+		}
+		if (v->nr)
+			write_indent(out, indent, depth);
+		buf_addc(out, v->kind == VALUE_ARRAY ? ']' : '}');
+		return;
+	}
+}
+
+void value_write_json(struct buf *out, const struct value *v, int indent)
+{
+	write_json(out, v, indent, 0);
+}
