@@ -7,7 +7,7 @@
 #include "xalloc.h"
 #include "banned.h"
 
-#define MAX_SAFE_INTEGER 9007199254740992.0	/* 2^53 */
+#define MAX_SAFE_INTEGER ((json_int_t)1 << 53)
 
 void json_path_key(struct buf *path, const char *key)
 {
@@ -41,7 +41,7 @@ static int convert(json_t *j, const char *name, struct buf *path, int depth,
 	case JSON_INTEGER: {
 		json_int_t i = json_integer_value(j);
 
-		if ((double)i > MAX_SAFE_INTEGER || (double)i < -MAX_SAFE_INTEGER)
+		if (i > MAX_SAFE_INTEGER || i < -MAX_SAFE_INTEGER)
 			return err_set(err, "%s: %s: integer %lld is larger than 2^53", name,
 				       path->len ? path->data : "(top level)", (long long)i);
 		v = value_new_integer((int64_t)i);
