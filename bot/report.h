@@ -1,0 +1,138 @@
+#ifndef PERFBOT_REPORT_H
+#define PERFBOT_REPORT_H
+
+/*
+ * struct report: a comparison JSON (../shared/spec/comparison-json.md,
+ * version 1), fully validated.  Code after report_from_value() trusts it:
+ *   - every string is valid UTF-8 without C0 control characters or DEL
+ *     (TAB only in param values), so it may go onto one line of a mail;
+ *   - every required key was present and no unknown key (other than
+ *     "x-..." keys, which are ignored) was;
+ *   - each metric side has a mean, and has_stddev tells whether a
+ *     standard deviation (as a percentage of the mean) is known;
+ *   - each test's headline names one of its metrics (headline_index);
+ *   - commit, base and still[].commit are well-formed ids or tag names
+ *     (whether they exist is the repository's business, see repo.h).
+ *
+ * Ownership: report_free() frees everything, including all strings.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "value.h"
+
+/* Limits on untrusted input; passing one is an error naming it. */
+#define REPORT_MAX_STRING 1024		/* bytes in any one string */
+#define REPORT_MAX_TESTS 64
+#define REPORT_MAX_METRICS 20000	/* rows in one test */
+#define REPORT_MAX_VALUES 100000	/* per-run values on one side, samples */
+#define REPORT_MAX_PARAMS 256
+#define REPORT_MAX_STILL 32
+
+enum report_kind {
+	REPORT_KIND_UNSET = 0,		/* not given: derived from polarity later */
+	REPORT_KIND_REGRESSION,
+	REPORT_KIND_IMPROVEMENT,
+};
+
+struct report_side {
+	double mean;		/* given, or computed from values */
+	int has_stddev;		/* stddev_percent is known */
+	double stddev_percent;	/* population stddev / |mean| * 100 */
+	double *values;		/* the per-run values when given; else NULL */
+	size_t nr_values;
+};
+
+struct report_metric {
+	char *name;
+	struct report_side base, head;
+	int has_change;		/* "change" was given in the JSON */
+	double change;		/* the given change (percent or points) */
+};
+
+struct report_failure {
+	char *name;
+	long base_fails, base_runs;	/* 0 <= fails <= runs, runs >= 1 */
+	long head_fails, head_runs;
+};
+
+struct report_param {
+	char *key;
+	char *value;		/* strings as given; numbers and booleans as text */
+};
+
+struct report_samples {
+	char *metric;		/* names one of the test's metrics */
+	double *good;		/* base runs */
+	size_t nr_good;
+	double *bad;		/* head runs */
+	size_t nr_bad;
+};
+
+struct report_test {
+	char *testcase;
+	char *headline;
+	size_t headline_index;	/* metrics[headline_index].name == headline */
+	char *tbox_group;
+	char *machine;
+	char *kconfig;
+	char *compiler;
+	char *rootfs;
+	struct report_param *params;	/* in job (JSON) order */
+	size_t nr_params;
+	char *base;		/* this test's base, or NULL for the report's */
+	enum report_kind kind;
+	char *description;	/* optional "test_description" (legacy template) */
+	char *url;		/* optional "test_url" (legacy template) */
+	struct report_failure *failures;
+	size_t nr_failures;
+	struct report_metric *metrics;	/* in the order given */
+	size_t nr_metrics;
+	struct report_samples *samples;	/* in JSON order */
+	size_t nr_samples;
+};
+
+struct report_still {
+	char *label;
+	char *on;
+	char *commit;
+};
+
+struct report {
+	char *name;		/* the file name it was read from, for messages */
+	char *tree;		/* "NAME/BRANCH" */
+	char *repo_url;		/* NULL: use the configuration's tree.NAME.url */
+	char *branch;		/* given, or the part of tree after '/' */
+	char *commit;		/* as given: hex id (4-40 digits) or tag name */
+	char *base;
+	enum report_kind kind;
+	struct report_still *still;
+	size_t nr_still;
+	struct report_test *tests;	/* at least one */
+	size_t nr_tests;
+};
+
+/*
+ * Validates v (untrusted) and builds a report.  `name` is used in messages.
+ * -1 with "NAME: JSON.PATH: what is wrong" in err on the first violation;
+ * *out is then NULL.
+ */
+int report_from_value(const struct value *v, const char *name,
+		      struct report **out, struct buf *err);
+
+/* json_parse_file() then report_from_value(). */
+int report_load_file(const char *path, struct report **out, struct buf *err);
+
+void report_free(struct report *r);
+
+/* The tree's name (before '/'), copied into out. */
+void report_tree_name(const struct report *r, struct buf *out);
+
+/* The test's base: its own, else the report's. */
+const char *report_test_base(const struct report *r, const struct report_test *t);
+
+/* "regression" / "improvement" / NULL for REPORT_KIND_UNSET. */
+const char *report_kind_name(enum report_kind k);
+
+#endif
