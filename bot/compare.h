@@ -1,0 +1,73 @@
+#ifndef PERFBOT_COMPARE_H
+#define PERFBOT_COMPARE_H
+
+/*
+ * The computed blocks of a report (../shared/spec/report-format.md §3-4):
+ * a test's compare section (axes, commit list, id line, fail:runs block,
+ * %stddev/%change table) and the "In addition" box.  Pure: takes the
+ * validated report and the commit facts, appends text.  Every line ends
+ * in '\n'.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "report.h"
+
+/* How a commit is shown in a section. */
+struct compare_commit {
+	const char *id;		/* full hex id */
+	const char *subject;	/* its subject line */
+	const char *tag;	/* a tag pointing at it, or NULL */
+};
+
+/* One further test in the "In addition" box. */
+struct compare_box_entry {
+	const struct report_test *test;
+	double change;		/* the headline's change (compare_metric_change) */
+	const char *kind;	/* "regression" / "improvement" */
+};
+
+/* Metrics whose change is a difference of means, not a percentage:
+ * names starting with "perf-profile" or ending in '%'. */
+int compare_metric_is_absolute(const char *name);
+
+/* The change printed for m: the JSON's "change" when given, else computed
+ * from the means (a zero base mean is divided as 1e-100). */
+double compare_metric_change(const struct report_metric *m);
+
+/* One value column: %10.2f below 1000, %10.4g above 1e8, else %10d of the
+ * value truncated toward zero. */
+void compare_format_value(struct buf *out, double v);
+
+/* One stddev column: " ±%3d%%" of the truncated percentage when it is
+ * greater than 2 (and the mean is not 0), else six spaces. */
+void compare_format_stddev(struct buf *out, const struct report_side *s);
+
+/* One change column (12 columns wide for the usual magnitudes). */
+void compare_format_change(struct buf *out, const char *metric, double change);
+
+/* A whole perf row, ending in '\n'. */
+void compare_format_row(struct buf *out, const struct report_metric *m);
+
+/* A whole fail:runs row, ending in '\n'. */
+void compare_format_failure(struct buf *out, const struct report_failure *f);
+
+/* The two axis lines ("keys:\n  values\n"): params plus tbox_group,
+ * testcase, rootfs, kconfig and compiler, sorted by "key=value". */
+void compare_format_axes(struct buf *out, const struct report_test *t);
+
+/* A test's whole compare section, from the '=' rule to the empty line that
+ * ends it. */
+void compare_format_section(struct buf *out, const struct report_test *t,
+			    const struct compare_commit *base,
+			    const struct compare_commit *head);
+
+/* The "In addition" box for n further tests (n >= 1), from the opening
+ * rule to the closing one. */
+void compare_format_box(struct buf *out, const struct compare_box_entry *e, size_t n);
+
+/* "%.1f" of |change|: the P of "P% regression" in subject and body. */
+void compare_format_percent(struct buf *out, double change);
+
+#endif

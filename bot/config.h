@@ -1,0 +1,108 @@
+#ifndef PERFBOT_CONFIG_H
+#define PERFBOT_CONFIG_H
+
+/*
+ * perfbot's configuration: git-config syntax (DESIGN.md §4), read with
+ * libgit2 (this module and repo.c are its only users for config/commits).
+ *
+ * Every key has a built-in default, so perfbot runs with no file at all.
+ * Reading is strict: an unknown key in a section perfbot owns ([perfbot],
+ * [smtp], [ingest], [polarity], [tree "NAME"]) is an error, so a typo never
+ * silently drops a setting; values are checked here, once (numbers in
+ * range, booleans, time zone, encryption mode, regular expressions, no CR
+ * or LF in anything that can reach a header).  Addresses (from, cc, ...)
+ * are checked by the message builder, which knows their use.
+ *
+ * Ownership: config_free() frees everything.
+ */
+
+#include <regex.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+struct config_tree {
+	char *name;		/* the NAME of [tree "NAME"] */
+	char *url;		/* tree.NAME.url or NULL */
+	char **cc;		/* tree.NAME.cc, in file order */
+	size_t nr_cc;
+};
+
+struct config_polarity {
+	char *pattern;		/* as written */
+	regex_t re;		/* anchored: matches the whole metric name */
+	int higher;		/* 1: higher is better; 0: lower is better */
+};
+
+enum smtp_encryption {
+	SMTP_STARTTLS,
+	SMTP_SSL,
+	SMTP_NONE,
+};
+
+struct config {
+	char *path;		/* the file read, or NULL for built-in defaults */
+
+	/* [perfbot] */
+	char *from;
+	char *reported_by;
+	char *message_id_tag;
+	char *closes_url;
+	char *artifacts_url;	/* "" = no artifacts line */
+	int timezone;		/* minutes east of UTC */
+	char *repo;
+	char *templates;
+	char *template_name;
+	char *signature;	/* legacy template's "Thanks,\n<signature>"; default: from's name */
+	char **cc;
+	size_t nr_cc;
+	int cc_trailers;
+	int max_recipients;
+	char *redirect_to;	/* NULL = deliver normally */
+	int max_per_hour;
+	int paused;
+	int coalesce_minutes;
+	int retry_minutes;
+	char *state;
+
+	struct config_tree *trees;
+	size_t nr_trees;
+
+	/* [smtp] */
+	char *smtp_server;
+	int smtp_port;
+	enum smtp_encryption smtp_encryption;
+	char *smtp_user;	/* NULL = no AUTH */
+	char *smtp_password_file;
+	char *smtp_ca_file;	/* NULL = system trust */
+	int smtp_timeout;	/* seconds */
+
+	/* [ingest] */
+	char *ingest_maildir;
+	char *ingest_imap;
+
+	/* [polarity]: configured patterns, higher ones first; the built-in
+	 * table when the file configures none */
+	struct config_polarity *polarity;
+	size_t nr_polarity;
+};
+
+/*
+ * Loads the configuration.  path: a file that must exist, or NULL to use
+ * $PERFBOT_CONFIG, else ~/.config/perfbot/config if it exists, else the
+ * built-in defaults.  -1 with "FILE: key: what is wrong" in err.
+ */
+int config_load(const char *path, struct config **out, struct buf *err);
+
+/* The defaults alone (never fails). */
+struct config *config_new_defaults(void);
+
+void config_free(struct config *c);
+
+/* [tree "name"], or NULL. */
+const struct config_tree *config_tree(const struct config *c, const char *name);
+
+/* +1 when higher is better for metric, -1 when lower is, 0 when unknown. */
+int config_polarity(const struct config *c, const char *metric);
+
+#endif

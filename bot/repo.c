@@ -1,0 +1,296 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "repo.h"
+#include "xalloc.h"
+#include "banned.h"
+
+/* A tag and the commit it leads to. */
+struct tag_entry {
+	git_oid commit;
+	char *name;
+};
+
+struct repo {
+	git_repository *git;
+	git_mailmap *mailmap;		/* may be NULL: no .mailmap */
+	struct tag_entry *tags;		/* loaded on first use */
+	size_t nr_tags;
+	int tags_loaded;
+	char *path;
+};
+
+static int git_fail(struct buf *err, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return err_set(err, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+int repo_open(const char *path, struct repo **out, struct buf *err)
+{
+	struct repo *r;
+	git_repository *git = NULL;
+
+	*out = NULL;
+	git_libgit2_init();
+	if (git_repository_open_ext(&git, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		const git_error *e = git_error_last();
+
+		if (e && e->message && strstr(e->message, "safe.directory"))
+			err_set(err, "%s: the repository is owned by another user, so libgit2 will not open it; "
+				"run perfbot as its owner or add it to safe.directory", path);
+		else
+			git_fail(err, path);
+		err_prefix(err, "perfbot.repo: ");
+		git_libgit2_shutdown();
+		return -1;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->git = git;
+	r->path = xstrdup(path);
+	if (git_mailmap_from_repository(&r->mailmap, git) < 0)
+		r->mailmap = NULL;
+	*out = r;
+	return 0;
+}
+
+void repo_free(struct repo *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_tags; i++)
+		free(r->tags[i].name);
+	free(r->tags);
+	git_mailmap_free(r->mailmap);
+	git_repository_free(r->git);
+	free(r->path);
+	free(r);
+	git_libgit2_shutdown();
+}
+
+static int tag_cmp(const void *a, const void *b)
+{
+	const struct tag_entry *x = a, *y = b;
+	int c = git_oid_cmp(&x->commit, &y->commit);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int collect_tag(const char *name, git_oid *oid, void *data)
+{
+	struct repo *r = data;
+	git_reference *ref = NULL;
+	git_object *peeled = NULL;
+
+	(void)oid;
+	if (strncmp(name, "refs/tags/", 10))
+		return 0;
+	if (git_reference_lookup(&ref, r->git, name) == 0 &&
+	    git_reference_peel(&peeled, ref, GIT_OBJECT_COMMIT) == 0) {
+		r->tags = xrealloc(r->tags, (r->nr_tags + 1) * sizeof(*r->tags));
+		git_oid_cpy(&r->tags[r->nr_tags].commit, git_object_id(peeled));
+		r->tags[r->nr_tags].name = xstrdup(name + 10);
+		r->nr_tags++;
+	}
+	git_object_free(peeled);
+	git_reference_free(ref);
+	return 0;
+}
+
+/* The tag shown for a commit: when several point at it, the first by
+ * name, so the choice is stable. */
+static const char *tag_for(struct repo *r, const git_oid *commit)
+{
+	size_t lo = 0, hi;
+
+	if (!r->tags_loaded) {
+		git_tag_foreach(r->git, collect_tag, r);
+		qsort(r->tags, r->nr_tags, sizeof(*r->tags), tag_cmp);
+		r->tags_loaded = 1;
+	}
+	hi = r->nr_tags;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (git_oid_cmp(&r->tags[mid].commit, commit) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < r->nr_tags && !git_oid_cmp(&r->tags[lo].commit, commit))
+		return r->tags[lo].name;
+	return NULL;
+}
+
+static int is_hex_id(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 4 || n > 40)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static int lookup_hex(struct repo *r, const char *spec, git_commit **out, struct buf *err)
+{
+	git_oid oid;
+	char lower[41];
+	size_t n = strlen(spec), i;
+	int e;
+
+	for (i = 0; i < n; i++)
+		lower[i] = (char)tolower((unsigned char)spec[i]);
+	lower[n] = '\0';
+	if (git_oid_fromstrn(&oid, lower, n) < 0)
+		return git_fail(err, spec);
+	e = git_commit_lookup_prefix(out, r->git, &oid, n);
+	if (e == GIT_EAMBIGUOUS)
+		return err_set(err, "commit '%s' is ambiguous in %s: give more hex digits", spec, r->path);
+	if (e == GIT_ENOTFOUND)
+		return 1;
+	if (e < 0) {
+		const git_error *ge = git_error_last();
+
+		/* a prefix naming a blob or tree is "not a commit", also not found */
+		if (ge && ge->message && strstr(ge->message, "type"))
+			return err_set(err, "'%s' names an object in %s that is not a commit", spec, r->path);
+		return git_fail(err, spec);
+	}
+	return 0;
+}
+
+static int lookup_tag(struct repo *r, const char *spec, git_commit **out, struct buf *err)
+{
+	struct buf ref = BUF_INIT;
+	git_reference *gr = NULL;
+	git_object *peeled = NULL;
+	int valid = 0, e;
+
+	buf_addf(&ref, "refs/tags/%s", spec);
+	if (git_reference_name_is_valid(&valid, ref.data) < 0 || !valid) {
+		buf_release(&ref);
+		return err_set(err, "'%s' is neither a hex commit id nor a valid tag name", spec);
+	}
+	e = git_reference_lookup(&gr, r->git, ref.data);
+	buf_release(&ref);
+	if (e == GIT_ENOTFOUND)
+		return 1;
+	if (e < 0)
+		return git_fail(err, spec);
+	e = git_reference_peel(&peeled, gr, GIT_OBJECT_COMMIT);
+	git_reference_free(gr);
+	if (e < 0)
+		return err_set(err, "tag '%s' in %s does not lead to a commit", spec, r->path);
+	*out = (git_commit *)peeled;
+	return 0;
+}
+
+static void fill_trailers(struct commit_info *ci, const char *message)
+{
+	git_message_trailer_array arr;
+	size_t i;
+
+	if (git_message_trailers(&arr, message) < 0)
+		return;
+	ci->trailers = xcalloc(arr.count ? arr.count : 1, sizeof(*ci->trailers));
+	for (i = 0; i < arr.count; i++) {
+		struct buf v = BUF_INIT;
+		const char *p;
+
+		/* libgit2 keeps continuation newlines and a CR of CRLF
+		 * messages: fold them into single spaces */
+		for (p = arr.trailers[i].value; *p; p++) {
+			if (*p == '\r')
+				continue;
+			if (*p == '\n' || *p == '\t') {
+				if (v.len && v.data[v.len - 1] != ' ')
+					buf_addc(&v, ' ');
+				continue;
+			}
+			buf_addc(&v, *p);
+		}
+		while (v.len && v.data[v.len - 1] == ' ')
+			buf_truncate(&v, v.len - 1);
+		ci->trailers[ci->nr_trailers].key = xstrdup(arr.trailers[i].key);
+		ci->trailers[ci->nr_trailers].value = buf_detach(&v, NULL);
+		ci->nr_trailers++;
+	}
+	git_message_trailer_array_free(&arr);
+}
+
+int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struct buf *err)
+{
+	git_commit *c = NULL;
+	const git_signature *a;
+	const char *name, *email, *summary, *tag;
+	int e = 1;
+
+	memset(out, 0, sizeof(*out));
+	if (is_hex_id(spec)) {
+		e = lookup_hex(r, spec, &c, err);
+		if (e < 0)
+			return -1;
+	}
+	if (e == 1) {
+		e = lookup_tag(r, spec, &c, err);
+		if (e < 0)
+			return -1;
+	}
+	if (e == 1)
+		return err_set(err, "commit '%s' is not in %s (fetch it there, or fix the id)", spec, r->path);
+
+	git_oid_tostr(out->id, sizeof(out->id), git_commit_id(c));
+	summary = git_commit_summary(c);
+	out->subject = xstrdup(summary ? summary : "");
+	a = git_commit_author(c);
+	name = a->name;
+	email = a->email;
+	if (r->mailmap && git_mailmap_resolve(&name, &email, r->mailmap, a->name, a->email) < 0) {
+		name = a->name;
+		email = a->email;
+	}
+	out->author_name = xstrdup(name);
+	out->author_email = xstrdup(email);
+	tag = tag_for(r, git_commit_id(c));
+	out->tag = tag ? xstrdup(tag) : NULL;
+	fill_trailers(out, git_commit_message(c));
+	git_commit_free(c);
+	return 0;
+}
+
+void commit_info_release(struct commit_info *ci)
+{
+	size_t i;
+
+	free(ci->subject);
+	free(ci->author_name);
+	free(ci->author_email);
+	free(ci->tag);
+	for (i = 0; i < ci->nr_trailers; i++) {
+		free(ci->trailers[i].key);
+		free(ci->trailers[i].value);
+	}
+	free(ci->trailers);
+	memset(ci, 0, sizeof(*ci));
+}
+
+void repo_hash8(struct buf *out, const char *text, size_t len)
+{
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_libgit2_init();
+	git_odb_hash(&oid, text, len, GIT_OBJECT_BLOB);
+	git_libgit2_shutdown();
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	buf_add(out, hex, 8);
+}

@@ -1,0 +1,54 @@
+#ifndef PERFBOT_REPO_H
+#define PERFBOT_REPO_H
+
+/*
+ * The git repository where report commits are resolved (perfbot.repo),
+ * behind libgit2.  Open it once per run: a lookup costs tens of µs, an
+ * open far more.
+ *
+ * Ids come from untrusted JSON.  They are resolved only as a hex prefix
+ * (4-40 digits, through git_commit_lookup_prefix) or as a tag name
+ * (refs/tags/NAME, after a syntax check) — never through revparse, whose
+ * grammar would search commit messages and accept `@{...}` and friends.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+
+struct repo;
+
+struct commit_trailer {
+	char *key;		/* as written, e.g. "Signed-off-by" */
+	char *value;		/* e.g. "Jane Doe <jane@example.org>" */
+};
+
+struct commit_info {
+	char id[41];		/* full hex id */
+	char *subject;		/* first line of the message, "" if none */
+	char *author_name;	/* after .mailmap */
+	char *author_email;	/* after .mailmap */
+	char *tag;		/* a tag that points at this commit, or NULL */
+	struct commit_trailer *trailers;	/* in message order */
+	size_t nr_trailers;
+};
+
+/* -1 with a message naming path (and saying what to do for the
+ * "safe.directory" ownership refusal). */
+int repo_open(const char *path, struct repo **out, struct buf *err);
+void repo_free(struct repo *r);
+
+/*
+ * Resolves spec (a hex id prefix or a tag name) to a commit and fills
+ * *out (release with commit_info_release()).  -1 with a message for an
+ * unknown or ambiguous id, a tag that does not lead to a commit, or a spec
+ * that is neither form.
+ */
+int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struct buf *err);
+void commit_info_release(struct commit_info *ci);
+
+/* Appends the first 8 hex digits of the SHA-1 git gives text as a blob
+ * (what `git hash-object --stdin` prints for it). */
+void repo_hash8(struct buf *out, const char *text, size_t len);
+
+#endif

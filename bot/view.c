@@ -1,0 +1,247 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+#include "view.h"
+#include "xalloc.h"
+#include "banned.h"
+
+void view_expand_url(struct buf *out, const char *pattern, const char *message_id,
+		     const char *date_stamp)
+{
+	const char *p;
+
+	for (p = pattern; *p; p++) {
+		if (*p != '%' || !p[1]) {
+			buf_addc(out, *p);
+			continue;
+		}
+		p++;
+		if (*p == 'D')
+			buf_add(out, date_stamp, strlen(date_stamp) < 8 ? strlen(date_stamp) : 8);
+		else if (*p == 'M')
+			buf_adds(out, message_id);
+		else if (*p == '%')
+			buf_addc(out, '%');
+		else {
+			buf_addc(out, '%');
+			buf_addc(out, *p);
+		}
+	}
+}
+
+static struct value *string_of(struct buf *b)
+{
+	size_t len;
+	char *s = buf_detach(b, &len);
+
+	return value_new_string_owned(s, len);
+}
+
+/* A block of lines for a template to put on a line of its own: without its
+ * final newline, which the template's line supplies. */
+static struct value *block_of(struct buf *b)
+{
+	if (b->len && b->data[b->len - 1] == '\n')
+		buf_truncate(b, b->len - 1);
+	return string_of(b);
+}
+
+static struct value *commit_view(const struct commit_info *ci)
+{
+	struct value *v = value_new_object();
+
+	value_object_set_string(v, "id", ci->id);
+	value_object_set(v, "short", value_new_stringn(ci->id, 10));
+	value_object_set_string(v, "subject", ci->subject);
+	value_object_set_string(v, "author_name", ci->author_name);
+	value_object_set_string(v, "author_email", ci->author_email);
+	value_object_set(v, "tag", ci->tag ? value_new_string(ci->tag) : value_new_bool(0));
+	return v;
+}
+
+static struct value *params_view(const struct report_test *t)
+{
+	struct value *list = value_new_array();
+	size_t i;
+
+	for (i = 0; i < t->nr_params; i++) {
+		struct value *p = value_array_push(list, value_new_object());
+
+		value_object_set_string(p, "key", t->params[i].key);
+		value_object_set_string(p, "value", t->params[i].value);
+	}
+	return list;
+}
+
+static int plots_view(const struct report_test *t, struct value **out, struct buf *err)
+{
+	struct value *list = value_new_array();
+	struct buf text = BUF_INIT;
+	size_t i, j;
+
+	/* one plot per metric that has samples, in metrics order */
+	for (i = 0; i < t->nr_metrics; i++) {
+		for (j = 0; j < t->nr_samples; j++) {
+			const struct report_samples *s = &t->samples[j];
+
+			if (strcmp(s->metric, t->metrics[i].name))
+				continue;
+			if (plot_render(&text, s->metric, s->good, s->nr_good, s->bad, s->nr_bad, err) < 0) {
+				err_prefix(err, "samples.%s: ", s->metric);
+				value_free(list);
+				buf_release(&text);
+				return -1;
+			}
+			value_object_set(value_array_push(list, value_new_object()), "plot", block_of(&text));
+		}
+	}
+	*out = list;
+	return 0;
+}
+
+static int test_view(const struct view_facts *f, size_t i, struct value **out, struct buf *err)
+{
+	const struct report_test *t = &f->report->tests[i];
+	const struct report_metric *hl = &t->metrics[t->headline_index];
+	const struct commit_info *base = &f->bases[i];
+	struct compare_commit bc = { base->id, base->subject, base->tag };
+	struct compare_commit hc = { f->head->id, f->head->subject, f->head->tag };
+	struct value *v = value_new_object(), *plots;
+	struct buf s = BUF_INIT;
+	double change = compare_metric_change(hl);
+
+	value_object_set_bool(v, "first", i == 0);
+	value_object_set_string(v, "testcase", t->testcase);
+	value_object_set_string(v, "headline", t->headline);
+	value_object_set_string(v, "tbox_group", t->tbox_group);
+	value_object_set_string(v, "machine", t->machine);
+	value_object_set_string(v, "kconfig", t->kconfig);
+	value_object_set_string(v, "compiler", t->compiler);
+	value_object_set_string(v, "rootfs", t->rootfs);
+	value_object_set(v, "params", params_view(t));
+	value_object_set(v, "description", t->description ? value_new_string(t->description) : value_new_bool(0));
+	value_object_set(v, "url", t->url ? value_new_string(t->url) : value_new_bool(0));
+	value_object_set_string(v, "kind", report_kind_name(f->kinds[i]));
+	compare_format_percent(&s, change);
+	value_object_set(v, "percent", string_of(&s));
+	buf_addf(&s, "%+.1f", change);
+	value_object_set(v, "signed_percent", string_of(&s));
+	value_object_set(v, "base", commit_view(base));
+	compare_format_section(&s, t, &bc, &hc);
+	value_object_set(v, "section", block_of(&s));
+	if (plots_view(t, &plots, err) < 0) {
+		value_free(v);
+		return -1;
+	}
+	value_object_set(v, "plots", plots);
+	*out = v;
+	return 0;
+}
+
+static struct value *still_view(const struct report *r)
+{
+	struct value *list = value_new_array();
+	size_t i, w = 0;
+
+	for (i = 0; i < r->nr_still; i++)
+		if (strlen(r->still[i].on) > w)
+			w = strlen(r->still[i].on);
+	for (i = 0; i < r->nr_still; i++) {
+		struct value *s = value_array_push(list, value_new_object());
+		struct buf b = BUF_INIT;
+
+		value_object_set_string(s, "label", r->still[i].label);
+		value_object_set_string(s, "on", r->still[i].on);
+		value_object_set_string(s, "commit", r->still[i].commit);
+		buf_addf(&b, "%-*s", (int)w, r->still[i].on);
+		value_object_set(s, "on_padded", string_of(&b));
+	}
+	return list;
+}
+
+static void addition_view(const struct view_facts *f, struct value *v)
+{
+	const struct report *r = f->report;
+	struct compare_box_entry *e;
+	struct buf box = BUF_INIT;
+	size_t i;
+
+	if (r->nr_tests < 2) {
+		value_object_set_bool(v, "addition", 0);
+		return;
+	}
+	e = xcalloc(r->nr_tests - 1, sizeof(*e));
+	for (i = 1; i < r->nr_tests; i++) {
+		e[i - 1].test = &r->tests[i];
+		e[i - 1].change = compare_metric_change(&r->tests[i].metrics[r->tests[i].headline_index]);
+		e[i - 1].kind = report_kind_name(f->kinds[i]);
+	}
+	compare_format_box(&box, e, r->nr_tests - 1);
+	free(e);
+	value_object_set(value_object_set(v, "addition", value_new_object()), "box", block_of(&box));
+}
+
+int view_build(const struct view_facts *f, struct value **out, struct buf *err)
+{
+	const struct report *r = f->report;
+	const struct config *cfg = f->cfg;
+	struct value *v = value_new_object(), *further;
+	struct buf s = BUF_INIT;
+	size_t i;
+	int any_plot = 0;
+
+	*out = NULL;
+	value_object_set_string(v, "message_id", f->message_id);
+	value_object_set_string(v, "subject", f->subject);
+	value_object_set_string(v, "from", cfg->from);
+	value_object_set_string(v, "reported_by", cfg->reported_by);
+	value_object_set_string(v, "closes_url", cfg->closes_url);
+	buf_addf(&s, "%s%s", cfg->closes_url, f->message_id);
+	value_object_set(v, "closes", string_of(&s));
+	if (*cfg->artifacts_url) {
+		view_expand_url(&s, cfg->artifacts_url, f->message_id, f->date_stamp);
+		value_object_set(v, "artifacts", string_of(&s));
+	} else {
+		value_object_set_bool(v, "artifacts", 0);
+	}
+	value_object_set_string(v, "signature", cfg->signature ? cfg->signature : "");
+	value_object_set_string(v, "tree", r->tree);
+	value_object_set_string(v, "branch", r->branch);
+	value_object_set_string(v, "repo_url", f->repo_url);
+	value_object_set(v, "commit", commit_view(f->head));
+	value_object_set(v, "still", still_view(r));
+
+	further = value_new_array();
+	for (i = 0; i < r->nr_tests; i++) {
+		struct value *t;
+
+		if (test_view(f, i, &t, err) < 0) {
+			value_free(further);
+			value_free(v);
+			return -1;
+		}
+		if (value_truthy(value_object_get(t, "plots")))
+			any_plot = 1;
+		if (i > 0) {
+			value_array_push(further, t);
+			continue;
+		}
+		value_object_set_string(v, "headline", r->tests[0].headline);
+		value_object_set(v, "percent", value_new_string(value_object_get(t, "percent")->str));
+		value_object_set(v, "signed_percent",
+				 value_new_string(value_object_get(t, "signed_percent")->str));
+		value_object_set_string(v, "kind", report_kind_name(f->kinds[0]));
+		value_object_set_bool(v, "regression", f->kinds[0] == REPORT_KIND_REGRESSION);
+		value_object_set_bool(v, "improvement", f->kinds[0] == REPORT_KIND_IMPROVEMENT);
+		value_object_set(v, "test", t);
+	}
+	/* the first test is "test", the others "further" (in order) */
+	value_object_set(v, "further", further);
+	value_object_set_bool(v, "plots", any_plot);
+	addition_view(f, v);
+	*out = v;
+	return 0;
+}

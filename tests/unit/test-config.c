@@ -1,0 +1,175 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+static char *write_temp(const char *text)
+{
+	char *path = strdup("/tmp/perfbot-config-XXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static struct config *load_text(const char *text, struct buf *err)
+{
+	char *path = write_temp(text);
+	struct config *c = NULL;
+
+	config_load(path, &c, err);
+	unlink(path);
+	free(path);
+	return c;
+}
+
+static void config_reads_every_kind_of_key(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct config *c = load_text(
+		"[perfbot]\n"
+		"\tfrom = kernel test robot <lkp@example.org>\n"
+		"\tmessageIdTag = lkp\n"
+		"\ttimezone = +0530\n"
+		"\tcc = a@example.org\n"
+		"\tcc = b@example.org\n"
+		"\tccTrailers = no\n"
+		"\tpaused\n"
+		"\tmaxPerHour = 7\n"
+		"[tree \"linux-next\"]\n"
+		"\turl = https://example.org/next.git\n"
+		"\tcc = next@example.org\n"
+		"[smtp]\n"
+		"\tencryption = ssl\n"
+		"\tport = 465\n"
+		"[polarity]\n"
+		"\tlower = .+\\\\.latency.*\n"
+		"\thigher = .+\\\\.throughput\n"
+		"[user]\n\tname = not perfbot's section\n", &err);
+
+	(void)state;
+	if (!c)
+		fail_msg("%s", err.data);
+	assert_string_equal(c->from, "kernel test robot <lkp@example.org>");
+	assert_string_equal(c->reported_by, c->from);
+	assert_string_equal(c->message_id_tag, "lkp");
+	assert_int_equal(c->timezone, 330);
+	assert_int_equal(c->nr_cc, 2);
+	assert_string_equal(c->cc[1], "b@example.org");
+	assert_int_equal(c->cc_trailers, 0);
+	assert_int_equal(c->paused, 1);
+	assert_int_equal(c->max_per_hour, 7);
+	assert_int_equal(c->smtp_encryption, SMTP_SSL);
+	assert_int_equal(c->smtp_port, 465);
+	assert_non_null(config_tree(c, "linux-next"));
+	assert_string_equal(config_tree(c, "linux-next")->url, "https://example.org/next.git");
+	assert_int_equal(config_tree(c, "linux-next")->nr_cc, 1);
+	assert_null(config_tree(c, "linus"));
+	assert_int_equal(config_polarity(c, "vm-scalability.throughput"), 1);
+	assert_int_equal(config_polarity(c, "lmbench3.PIPE.latency.us"), -1);
+	/* anchored: a pattern matches the whole name */
+	assert_int_equal(config_polarity(c, "throughput"), 0);
+	/* configured patterns replace the built-in table */
+	assert_int_equal(config_polarity(c, "will-it-scale.per_thread_ops"), 0);
+	config_free(c);
+	buf_release(&err);
+}
+
+static void config_defaults_render_without_a_file(void **state)
+{
+	struct config *c = config_new_defaults();
+
+	(void)state;
+	assert_string_equal(c->template_name, "report");
+	assert_int_equal(c->max_recipients, 20);
+	assert_int_equal(c->retry_minutes, 5);
+	assert_int_equal(c->smtp_encryption, SMTP_STARTTLS);
+	config_free(c);
+}
+
+static void config_builtin_polarity_when_none_configured(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct config *c = load_text("[perfbot]\n\ttimezone = -0330\n", &err);
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(c->timezone, -210);
+	assert_int_equal(config_polarity(c, "will-it-scale.per_thread_ops"), 1);
+	assert_int_equal(config_polarity(c, "aim7.jobs-per-min"), 1);
+	assert_int_equal(config_polarity(c, "lmbench3.PIPE.latency.us"), -1);
+	assert_int_equal(config_polarity(c, "proc-vmstat.pgfault"), 0);
+	config_free(c);
+	buf_release(&err);
+}
+
+static void config_refuses_what_it_cannot_use(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+	} cases[] = {
+		{ "[perfbot]\n\tfrm = x\n", "perfbot.frm: unknown key" },
+		{ "[perfbot]\n\tpaused = maybe\n", "perfbot.paused: 'maybe' is not a boolean" },
+		{ "[perfbot]\n\ttimezone = +2500\n", "perfbot.timezone" },
+		{ "[perfbot]\n\tmaxRecipients = 0\n", "perfbot.maxrecipients: '0' is not a whole number from 1" },
+		{ "[perfbot]\n\tmaxPerHour = ten\n", "perfbot.maxperhour" },
+		{ "[perfbot]\n\tmessageIdTag = a b\n", "perfbot.messageidtag" },
+		{ "[perfbot]\n\ttemplate = ../etc/passwd\n", "perfbot.template" },
+		{ "[smtp]\n\tencryption = tls\n", "smtp.encryption: 'tls' is not one of starttls, ssl, none" },
+		{ "[smtp]\n\tport = 70000\n", "smtp.port" },
+		{ "[polarity]\n\thigher = (\n", "polarity.higher: '(' is not a POSIX extended regular expression" },
+		{ "[polarity]\n\tsideways = x\n", "polarity.sideways: unknown key" },
+		{ "[tree \"linus\"]\n\tlink = x\n", "tree.linus.link: unknown key" },
+		{ "[perfbot \"x\"]\n\tfrom = x\n", "take no subsection" },
+		{ "[perfbot\n", "" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct buf err = BUF_INIT;
+		struct config *c = load_text(cases[i].text, &err);
+
+		if (c)
+			fail_msg("case %zu was accepted", i);
+		if (!strstr(err.data, cases[i].want) || !strstr(err.data, "/tmp/perfbot-config-"))
+			fail_msg("case %zu: '%s' lacks '%s' or the file name", i, err.data, cases[i].want);
+		buf_release(&err);
+	}
+}
+
+static void config_missing_file_is_an_error(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct config *c = NULL;
+
+	(void)state;
+	assert_int_equal(config_load("/nonexistent/perfbot.conf", &c, &err), -1);
+	assert_null(c);
+	assert_non_null(strstr(err.data, "/nonexistent/perfbot.conf: cannot read"));
+	buf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(config_reads_every_kind_of_key),
+		cmocka_unit_test(config_defaults_render_without_a_file),
+		cmocka_unit_test(config_builtin_polarity_when_none_configured),
+		cmocka_unit_test(config_refuses_what_it_cannot_use),
+		cmocka_unit_test(config_missing_file_is_an_error),
+	};
+
+	setenv("PERFBOT_CONFIG", "", 1);
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
