@@ -1,0 +1,227 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "compare.h"
+
+/* A side given as mean and stddev_percent, as the examples' JSON has it. */
+#define SIDE(m, s) { (m), (s) >= 0, (s) >= 0 ? (s) : 0, NULL, 0 }
+
+/* Rows copied from the real 0-day mails in ../shared/examples. */
+static void compare_rows_match_real_mails(void **state)
+{
+	static const struct {
+		const char *name;
+		double bm, bs, hm, hs;
+		int has_change;
+		double change;
+		const char *want;
+	} rows[] = {
+		{ "aim7.jobs-per-min", 75730, -1, 74795, -1, 1, -1.2,
+		  "     75730            -1.2%      74795        aim7.jobs-per-min\n" },
+		{ "aim7.time.system_time", 494.88, -1, 505.76, -1, 1, 2.2,
+		  "    494.88            +2.2%     505.76        aim7.time.system_time\n" },
+		{ "x.avg.ms", 0.01, 26.5, 0.01, 38.5, 1, -54.5,
+		  "      0.01 \xc2\xb1 26%     -54.5%       0.01 \xc2\xb1 38%  x.avg.ms\n" },
+		{ "perf-stat.i.branch-instructions", 1542000000.0, -1, 1606000000.0, -1, 1, 4.1,
+		  " 1.542e+09            +4.1%  1.606e+09        perf-stat.i.branch-instructions\n" },
+		{ "perf-stat.i.branch-miss-rate%", 1.87, -1, 1.77, -1, 1, -0.1,
+		  "      1.87            -0.1        1.77        perf-stat.i.branch-miss-rate%\n" },
+		{ "perf-profile.children.cycles-pp.xlog_ticket_alloc", 0.22, 7.5, 0.18, 6.5, 1, -0.0,
+		  "      0.22 \xc2\xb1  7%      -0.0        0.18 \xc2\xb1  6%  perf-profile.children.cycles-pp.xlog_ticket_alloc\n" },
+		{ "perf-sched.sch_delay.max.ms.x", 5.72, 49.5, 192.19, 185.5, 1, 3259.9,
+		  "      5.72 \xc2\xb1 49%   +3259.9%     192.19 \xc2\xb1" "185%  perf-sched.sch_delay.max.ms.x\n" },
+		{ "proc-vmstat.numa_hit", 3223000000.0, -1, 3170000000.0, -1, 1, -1.7,
+		  " 3.223e+09            -1.7%   3.17e+09        proc-vmstat.numa_hit\n" },
+		/* stddev of exactly 2% is not shown, above 2% it is (truncated) */
+		{ "a.b", 100, 2.0, 100, 2.01, 1, 0,
+		  "    100.00            +0.0%     100.00 \xc2\xb1  2%  a.b\n" },
+		/* 357969.83 prints truncated, not rounded */
+		{ "c.d", 357969.83, -1, -357969.83, -1, 1, -200,
+		  "    357969          -200.0%    -357969        c.d\n" },
+		/* computed change, and %.2g past 100000% */
+		{ "e.f", 1, -1, 2001, -1, 0, 0,
+		  "      1.00          +2e+05%       2001        e.f\n" },
+		/* a zero base is divided as 1e-100 */
+		{ "g.h", 0, -1, 5, -1, 0, 0,
+		  "      0.00         +5e+102%       5.00        g.h\n" },
+		/* absolute change computed for perf-profile */
+		{ "perf-profile.self.x", 4.37, -1, 4.13, -1, 0, 0,
+		  "      4.37            -0.2        4.13        perf-profile.self.x\n" },
+		/* exactly 1e8 is still %d; just above it switches to %g */
+		{ "i.j", 100000000, -1, 100000001, -1, 1, 0,
+		  " 100000000            +0.0%      1e+08        i.j\n" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct report_metric m = { (char *)rows[i].name, SIDE(rows[i].bm, rows[i].bs),
+					   SIDE(rows[i].hm, rows[i].hs), rows[i].has_change, rows[i].change };
+		struct buf out = BUF_INIT;
+
+		compare_format_row(&out, &m);
+		if (strcmp(out.data, rows[i].want))
+			fail_msg("row %zu:\n got  '%s'\n want '%s'", i, out.data, rows[i].want);
+		buf_release(&out);
+	}
+}
+
+static void compare_failure_rows(void **state)
+{
+	struct report_failure f1 = { "dmesg.BUG:x", 0, 6, 6, 6 };
+	struct report_failure f2 = { "kmsg.y", 1, 4, 0, 4 };
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	compare_format_failure(&out, &f1);
+	assert_string_equal(out.data, "           :6          100%           6:6     dmesg.BUG:x\n");
+	buf_reset(&out);
+	compare_format_failure(&out, &f2);
+	assert_string_equal(out.data, "          1:4          -25%            :4     kmsg.y\n");
+	buf_release(&out);
+}
+
+static struct report_param params[] = {
+	{ "runtime", "300s" }, { "memory.high", "90%" }, { "memory", "8G" }, { "test", "anon" },
+};
+
+static struct report_test test_with_params(void)
+{
+	struct report_test t;
+
+	memset(&t, 0, sizeof(t));
+	t.testcase = "vm-scalability";
+	t.headline = "vm-scalability.throughput";
+	t.tbox_group = "lkp-cpl-4sp2";
+	t.machine = "224 threads";
+	t.kconfig = "x86_64-rhel-9.4";
+	t.compiler = "gcc-14";
+	t.rootfs = "debian.cgz";
+	t.params = params;
+	t.nr_params = 4;
+	return t;
+}
+
+static void compare_axes_sort_by_key_value(void **state)
+{
+	struct report_test t = test_with_params();
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	compare_format_axes(&out, &t);
+	/* "memory.high=" sorts before "memory=" in byte order */
+	assert_string_equal(out.data,
+		"compiler/kconfig/memory.high/memory/rootfs/runtime/tbox_group/test/testcase:\n"
+		"  gcc-14/x86_64-rhel-9.4/90%/8G/debian.cgz/300s/lkp-cpl-4sp2/anon/vm-scalability\n");
+	buf_release(&out);
+}
+
+static void compare_section_shows_tags_and_ids(void **state)
+{
+	struct report_metric m = { "vm-scalability.throughput", SIDE(103400000, -1), SIDE(99380000, -1), 1, -3.9 };
+	struct report_test t = test_with_params();
+	struct compare_commit base = { "cb431accb36e51b6aaaaaaaaaaaaaaaaaaaaaaaa", "Linux 7.0-rc5", "v7.0-rc5" };
+	struct compare_commit head = { "9890ecab6ad9c0d3d342469f3b619fd704b5c59a", "mm: x", NULL };
+	struct buf out = BUF_INIT;
+	const char *p;
+
+	(void)state;
+	t.metrics = &m;
+	t.nr_metrics = 1;
+	compare_format_section(&out, &t, &base, &head);
+	p = strstr(out.data, "\ncommit: \n");
+	assert_non_null(p);
+	assert_string_equal(p,
+		"\ncommit: \n"
+		"  v7.0-rc5\n"
+		"  9890ecab6a (\"mm: x\")\n"
+		"\n"
+		"        v7.0-rc5 9890ecab6ad9c0d3d342469f3b6 \n"
+		"---------------- --------------------------- \n"
+		"         %stddev     %change         %stddev\n"
+		"             \\          |                \\  \n"
+		" 1.034e+08            -3.9%   99380000        vm-scalability.throughput\n"
+		"\n");
+	assert_int_equal(strncmp(out.data, "=========================================================================================\n", 90), 0);
+	buf_reset(&out);
+	base.tag = NULL;
+	compare_format_section(&out, &t, &base, &head);
+	assert_non_null(strstr(out.data, "  cb431accb3 (\"Linux 7.0-rc5\")\n"));
+	assert_non_null(strstr(out.data, "\ncb431accb36e51b6 9890ecab6ad9c0d3d342469f3b6 \n"));
+	buf_release(&out);
+}
+
+static void compare_box_pads_to_the_widest_cell(void **state)
+{
+	struct report_metric m1 = { "netperf.Throughput_Mbps", SIDE(21551, -1), SIDE(21162, -1), 1, -1.8 };
+	struct report_metric m2 = { "will-it-scale.per_thread_ops", SIDE(1, -1), SIDE(1, -1), 1, 13.4 };
+	struct report_param p1[] = { { "test", "UDP_STREAM" }, { "cluster", "cs-localhost" } };
+	struct report_test t1, t2;
+	struct compare_box_entry e[2];
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	t1.testcase = "netperf";
+	t1.headline = m1.name;
+	t1.metrics = &m1;
+	t1.nr_metrics = 1;
+	t1.machine = "128 threads";
+	t1.params = p1;
+	t1.nr_params = 2;
+	t2.testcase = "will-it-scale";
+	t2.headline = m2.name;
+	t2.metrics = &m2;
+	t2.nr_metrics = 1;
+	t2.machine = "224 threads";
+	e[0].test = &t1;
+	e[0].change = -1.8;
+	e[0].kind = "regression";
+	e[1].test = &t2;
+	e[1].change = 13.4;
+	e[1].kind = "improvement";
+	compare_format_box(&out, e, 2);
+	assert_string_equal(out.data,
+		"+------------------+---------------------------------------------------------------+\n"
+		"| testcase: change | netperf: netperf.Throughput_Mbps  1.8% regression             |\n"
+		"| test machine     | 128 threads                                                   |\n"
+		"| test parameters  | cluster=cs-localhost                                          |\n"
+		"|                  | test=UDP_STREAM                                               |\n"
+		"+------------------+---------------------------------------------------------------+\n"
+		"| testcase: change | will-it-scale: will-it-scale.per_thread_ops 13.4% improvement |\n"
+		"| test machine     | 224 threads                                                   |\n"
+		"+------------------+---------------------------------------------------------------+\n");
+	buf_release(&out);
+}
+
+static void compare_percent_is_absolute_one_decimal(void **state)
+{
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	compare_format_percent(&out, -3.85);
+	assert_string_equal(out.data, "3.9");
+	buf_reset(&out);
+	compare_format_percent(&out, 115.4);
+	assert_string_equal(out.data, "115.4");
+	buf_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(compare_rows_match_real_mails),
+		cmocka_unit_test(compare_failure_rows),
+		cmocka_unit_test(compare_axes_sort_by_key_value),
+		cmocka_unit_test(compare_section_shows_tags_and_ids),
+		cmocka_unit_test(compare_box_pads_to_the_widest_cell),
+		cmocka_unit_test(compare_percent_is_absolute_one_decimal),
+	};
+
+	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
+}
