@@ -160,6 +160,29 @@ static void config_missing_file_is_an_error(void **state)
 	buf_release(&err);
 }
 
+/* The example file documents the built-in polarity table: keep them equal. */
+static void config_example_loads_and_documents_the_builtins(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct config *example = NULL, *builtin = load_text("", &err);
+	size_t i;
+
+	(void)state;
+	if (config_load("config/perfbot.conf.example", &example, &err) < 0)
+		fail_msg("%s", err.data);
+	assert_non_null(builtin);
+	assert_int_equal(example->nr_polarity, builtin->nr_polarity);
+	for (i = 0; i < builtin->nr_polarity; i++) {
+		assert_string_equal(example->polarity[i].pattern, builtin->polarity[i].pattern);
+		assert_int_equal(example->polarity[i].higher, builtin->polarity[i].higher);
+	}
+	assert_int_equal(example->timezone, 480);
+	assert_non_null(config_tree(example, "linus"));
+	config_free(example);
+	config_free(builtin);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +191,7 @@ int main(void)
 		cmocka_unit_test(config_builtin_polarity_when_none_configured),
 		cmocka_unit_test(config_refuses_what_it_cannot_use),
 		cmocka_unit_test(config_missing_file_is_an_error),
+		cmocka_unit_test(config_example_loads_and_documents_the_builtins),
 	};
 
 	setenv("PERFBOT_CONFIG", "", 1);
