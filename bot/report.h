@@ -4,8 +4,10 @@
 /*
  * struct report: a comparison JSON (../shared/spec/comparison-json.md,
  * version 1), fully validated.  Code after report_from_value() trusts it:
- *   - every string is valid UTF-8 without C0 control characters or DEL
- *     (TAB only in param values), so it may go onto one line of a mail;
+ *   - every string is valid UTF-8 without C0 or C1 control characters or
+ *     DEL (TAB only in param values), at most REPORT_MAX_STRING bytes, and
+ *     not empty unless it is a param value, so it may go onto one line of
+ *     a mail;
  *   - every required key was present and no unknown key (other than
  *     "x-..." keys, which are ignored) was;
  *   - each metric side has a mean, and has_stddev tells whether a
@@ -26,7 +28,9 @@
 #define REPORT_MAX_STRING 1024		/* bytes in any one string */
 #define REPORT_MAX_TESTS 64
 #define REPORT_MAX_METRICS 20000	/* rows in one test */
-#define REPORT_MAX_VALUES 100000	/* per-run values on one side, samples */
+#define REPORT_MAX_FAILURES 20000	/* failure rows in one test */
+#define REPORT_MAX_VALUES 100000	/* per-run values on one side; good and bad
+					   samples of one metric together */
 #define REPORT_MAX_PARAMS 256
 #define REPORT_MAX_STILL 32
 
@@ -37,22 +41,24 @@ enum report_kind {
 };
 
 struct report_side {
-	double mean;		/* given, or computed from values */
-	int has_stddev;		/* stddev_percent is known */
+	double mean;		/* given, or computed from values; finite */
+	int has_stddev;		/* stddev_percent is known: given, or computed
+				   from more than one value with mean != 0 */
 	double stddev_percent;	/* population stddev / |mean| * 100 */
-	double *values;		/* the per-run values when given; else NULL */
+	double *values;		/* the per-run values when given (at least
+				   one); else NULL */
 	size_t nr_values;
 };
 
 struct report_metric {
-	char *name;
+	char *name;		/* unique within the test */
 	struct report_side base, head;
 	int has_change;		/* "change" was given in the JSON */
 	double change;		/* the given change (percent or points) */
 };
 
 struct report_failure {
-	char *name;
+	char *name;		/* unique within the test */
 	long base_fails, base_runs;	/* 0 <= fails <= runs, runs >= 1 */
 	long head_fails, head_runs;
 };
@@ -83,8 +89,9 @@ struct report_test {
 	size_t nr_params;
 	char *base;		/* this test's base, or NULL for the report's */
 	enum report_kind kind;
-	char *description;	/* optional "test_description" (legacy template) */
-	char *url;		/* optional "test_url" (legacy template) */
+	/* Extensions of format version 1, for the legacy template: */
+	char *description;	/* optional "test_description", or NULL */
+	char *url;		/* optional "test_url" (no spaces), or NULL */
 	struct report_failure *failures;
 	size_t nr_failures;
 	struct report_metric *metrics;	/* in the order given */
@@ -115,13 +122,17 @@ struct report {
 
 /*
  * Validates v (untrusted) and builds a report.  `name` is used in messages.
- * -1 with "NAME: JSON.PATH: what is wrong" in err on the first violation;
+ * -1 with "NAME: JSON.PATH: what is wrong" in err on the first violation
+ * (the path is "(top level)" for the root itself; keys other than
+ * [A-Za-z0-9_-]+, such as metric names in samples, appear as ["key"]);
  * *out is then NULL.
+ * On success the caller frees *out with report_free().
  */
 int report_from_value(const struct value *v, const char *name,
 		      struct report **out, struct buf *err);
 
-/* json_parse_file() then report_from_value(). */
+/* json_parse_file() then report_from_value(), with path as the name
+ * ("-" reads stdin).  Syntax errors say PATH:LINE:COL. */
 int report_load_file(const char *path, struct report **out, struct buf *err);
 
 void report_free(struct report *r);
