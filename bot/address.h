@@ -1,0 +1,92 @@
+#ifndef PERFBOT_ADDRESS_H
+#define PERFBOT_ADDRESS_H
+
+/*
+ * Mail addresses: "Name <local@domain>", read from trusted-but-checked
+ * text (configuration values, git author and trailer text, after
+ * .mailmap) and written as RFC 5322 header text.
+ *
+ * An address that address_parse() or address_check() accepted:
+ *   - email is "local@domain" of printable ASCII, at most
+ *     ADDRESS_MAX_EMAIL octets, no space and none of <>()[]\,;:" ;
+ *     local is 1..ADDRESS_MAX_LOCAL octets, a dot-atom (no leading,
+ *     trailing or doubled '.'); domain is a host name: labels of 1..63
+ *     [A-Za-z0-9-] not starting or ending with '-', separated by single
+ *     dots (no trailing dot, no [address literals]);
+ *   - name is valid UTF-8 of at most ADDRESS_MAX_NAME bytes without
+ *     control characters (so no CR, LF, TAB or NUL: nothing can be
+ *     injected into a header), possibly "".
+ * Non-ASCII local parts would need SMTPUTF8 (RFC 6531) and non-ASCII
+ * domains IDNA; perfbot uses neither, so both are refused with a message
+ * saying so.
+ *
+ * Messages quote the offending input with control characters escaped,
+ * so they are safe to print.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+
+#define ADDRESS_MAX_EMAIL 254	/* octets in local@domain (RFC 5321 path limit) */
+#define ADDRESS_MAX_LOCAL 64	/* octets in the local part (RFC 5321 §4.5.3.1.1) */
+#define ADDRESS_MAX_NAME 256	/* bytes in a display name, after unquoting */
+#define ADDRESS_MAX_LIST 1000	/* addresses in one list */
+#define ADDRESS_MAX_INPUT 65536	/* bytes of text given to the parsers */
+
+struct address {
+	char *name;	/* display name, UTF-8, unquoted; "" when none; owned */
+	char *email;	/* "local@domain"; owned */
+};
+
+/* Frees name and email and sets them to NULL. */
+void address_release(struct address *a);
+/* Releases each of the n addresses and frees the array; accepts NULL. */
+void address_list_free(struct address *list, size_t n);
+
+/*
+ * Reads one address, surrounding spaces ignored:
+ *     local@domain
+ *     <local@domain>
+ *     Name <local@domain>          (the name taken as written, trimmed)
+ *     "Quoted, Name" <local@domain> (quotes removed, \x read as x)
+ *     Some "Quoted" Words <local@domain>
+ * Refuses control characters anywhere, text after '>', and everything
+ * address_check() refuses.  0 with *out set (the caller releases it), or
+ * -1 with a message (then *out is untouched).
+ */
+int address_parse(const char *s, struct address *out, struct buf *err);
+
+/*
+ * Reads a comma-separated list of addresses; a comma inside a quoted name
+ * or inside <...> does not separate.  Empty elements (", ,", a trailing
+ * comma, an empty string) are skipped, so *n may be 0.  0 with *list (a
+ * new array, free with address_list_free()) and *n set, or -1 with a
+ * message naming the element ("address 3: ...") and *list NULL, *n 0.
+ */
+int address_list_parse(const char *s, struct address **list, size_t *n, struct buf *err);
+
+/* Checks an address built in code against the rules above: 0, or -1 with
+ * a message. */
+int address_check(const struct address *a, struct buf *err);
+
+/* 1 when the emails are equal, ignoring ASCII case (the whole address,
+ * local part included, as DESIGN.md §5 dedups); names are not compared. */
+int address_equal(const struct address *a, const struct address *b);
+
+/*
+ * Appends a as header text:
+ *   - "local@domain" when the name is empty;
+ *   - "Name <local@domain>" when the name is atoms (RFC 5322 atext)
+ *     separated by single spaces, e.g. "kernel test robot";
+ *   - "\"Rafael J. Wysocki\" <...>" when it is other printable ASCII
+ *     (specials, runs of spaces), with \ and " escaped;
+ *   - RFC 2047 encoded-words (UTF-8, Q or B, whichever is shorter, each
+ *     at most 75 characters, split between characters, separated by
+ *     spaces) then " <local@domain>", when the name has non-ASCII or
+ *     control characters or something that looks like an encoded-word.
+ * Output is one line; header_add_addresses() folds it.
+ */
+void address_format(struct buf *out, const struct address *a);
+
+#endif
