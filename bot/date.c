@@ -1,7 +1,9 @@
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "date.h"
+#include "header.h"
 #include "banned.h"
 
 static const char *const day_names[7] = {
@@ -105,32 +107,11 @@ int64_t date_from_civil(const struct date_civil *c, int zone_minutes)
 	       (int64_t)zone_minutes * 60;
 }
 
-/* Appends s in double quotes for a message, control characters escaped. */
-static void quote(struct buf *out, const char *s)
-{
-	size_t i;
-
-	buf_addc(out, '"');
-	for (i = 0; s[i] && i < 64; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f || c >= 0x80)
-			buf_addf(out, "\\x%02x", c);
-		else if (c == '"' || c == '\\')
-			buf_addf(out, "\\%c", c);
-		else
-			buf_addc(out, (char)c);
-	}
-	if (s[i])
-		buf_adds(out, "...");
-	buf_addc(out, '"');
-}
-
 static int err_quoted(struct buf *err, const char *what, const char *s, const char *why)
 {
 	struct buf q = BUF_INIT;
 
-	quote(&q, s);
+	header_quote_input(&q, s);
 	err_set(err, "invalid %s %s: %s", what, q.data, why);
 	buf_release(&q);
 	return -1;
@@ -167,8 +148,14 @@ int date_parse_zone(const char *s, int *minutes, struct buf *err)
 		return err_quoted(err, "time zone", s, "expected +hhmm, -hhmm or UTC");
 	if (mm > 59)
 		return err_quoted(err, "time zone", s, "minutes must be 00..59");
-	if (hh * 60 + mm > DATE_ZONE_MAX_MINUTES)
-		return err_quoted(err, "time zone", s, "offsets range from -1400 to +1400");
+	if (hh * 60 + mm > DATE_ZONE_MAX_MINUTES) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "offsets range from -%02d%02d to +%02d%02d",
+			 DATE_ZONE_MAX_MINUTES / 60, DATE_ZONE_MAX_MINUTES % 60,
+			 DATE_ZONE_MAX_MINUTES / 60, DATE_ZONE_MAX_MINUTES % 60);
+		return err_quoted(err, "time zone", s, why);
+	}
 	*minutes = (s[0] == '-' ? -1 : 1) * (hh * 60 + mm);
 	return 0;
 }
@@ -192,8 +179,13 @@ int date_parse_local(const char *s, int zone_minutes, int64_t *epoch, struct buf
 	c.hour = digits(s + 11, 2);
 	c.minute = digits(s + 14, 2);
 	c.second = digits(s + 17, 2);
-	if (year < DATE_LOCAL_YEAR_MIN || year > DATE_LOCAL_YEAR_MAX)
-		return err_quoted(err, "date", s, "years range from 1970 to 9999");
+	if (year < DATE_LOCAL_YEAR_MIN || year > DATE_LOCAL_YEAR_MAX) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "years range from %d to %d",
+			 DATE_LOCAL_YEAR_MIN, DATE_LOCAL_YEAR_MAX);
+		return err_quoted(err, "date", s, why);
+	}
 	if (c.month < 1 || c.month > 12)
 		return err_quoted(err, "date", s, "no such month");
 	if (c.day < 1 || c.day > date_days_in_month(c.year, c.month))

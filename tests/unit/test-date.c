@@ -96,7 +96,7 @@ static void zones_parse(void **state)
 		{ "utc", "invalid time zone \"utc\": expected +hhmm, -hhmm or UTC" },
 		{ "GMT", "invalid time zone \"GMT\": expected +hhmm, -hhmm or UTC" },
 		{ "Z", "invalid time zone \"Z\": expected +hhmm, -hhmm or UTC" },
-		{ "+08\n00", "invalid time zone \"+08\\x0a00\": expected +hhmm, -hhmm or UTC" },
+		{ "+08\n00", "invalid time zone \"+08\\n00\": expected +hhmm, -hhmm or UTC" },
 		{ "-0a30", "invalid time zone \"-0a30\": expected +hhmm, -hhmm or UTC" },
 	};
 	size_t i;
