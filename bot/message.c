@@ -1,0 +1,145 @@
+#include <string.h>
+
+#include "date.h"
+#include "header.h"
+#include "message.h"
+#include "banned.h"
+
+int message_check_id(const char *id, struct buf *err)
+{
+	const char *at = strchr(id, '@'), *p;
+
+	if (!*id)
+		return err_set(err, "empty Message-ID");
+	for (p = id; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || strchr("<>\"\\()[],;:", *p))
+			return err_set(err, "Message-ID '%.80s' may hold only printable ASCII without spaces or <>\"\\()[],;:",
+				       id);
+	if (!at || at == id || !at[1] || strchr(at + 1, '@'))
+		return err_set(err, "Message-ID '%.80s' is not of the form left@right", id);
+	if (strlen(id) > 250)
+		return err_set(err, "Message-ID '%.80s...' is longer than 250 characters", id);
+	return 0;
+}
+
+void message_mint_id(struct buf *out, const char *stamp, const char *hash8,
+		     const char *tag, const char *domain)
+{
+	buf_addf(out, "%s.%s-%s@%s", stamp, hash8, tag, domain);
+}
+
+void message_subject(struct buf *out, const char *tree, const char *head_subject,
+		     const char *head_id, const char *headline, const char *percent,
+		     const char *kind)
+{
+	const char *slash = strchr(tree, '/'), *colon = strchr(head_subject, ':');
+
+	buf_addc(out, '[');
+	if (slash) {
+		buf_add(out, tree, (size_t)(slash - tree));
+		buf_addf(out, ":%s", slash + 1);
+	} else {
+		buf_adds(out, tree);
+	}
+	buf_adds(out, "] ");
+	if (colon && colon > head_subject) {
+		buf_addc(out, '[');
+		buf_add(out, head_subject, (size_t)(colon - head_subject));
+		buf_adds(out, "]  ");
+	}
+	buf_addf(out, "%.10s: %s %s%% %s", head_id, headline, percent, kind);
+}
+
+static int check_body(const char *body, size_t len, struct buf *err)
+{
+	size_t i, start = 0, line = 1;
+
+	for (i = 0; i < len; i++) {
+		if (body[i] == '\0')
+			return err_set(err, "the rendered body has a NUL byte on line %zu", line);
+		if (body[i] == '\r')
+			return err_set(err, "the rendered body has a carriage return on line %zu", line);
+		if (body[i] == '\n') {
+			if (i - start > MESSAGE_MAX_LINE)
+				return err_set(err, "line %zu of the rendered body is %zu octets long; mail allows %d",
+					       line, i - start, MESSAGE_MAX_LINE);
+			start = i + 1;
+			line++;
+		}
+	}
+	if (len - start > MESSAGE_MAX_LINE)
+		return err_set(err, "line %zu of the rendered body is %zu octets long; mail allows %d",
+			       line, len - start, MESSAGE_MAX_LINE);
+	return 0;
+}
+
+static int add_id_header(struct buf *h, const char *name, const char *id, struct buf *err)
+{
+	struct buf v = BUF_INIT;
+	int r;
+
+	if (message_check_id(id, err) < 0)
+		return err_prefix(err, "%s: ", name);
+	buf_addf(&v, "<%s>", id);
+	r = header_add(h, name, v.data, err);
+	buf_release(&v);
+	return r;
+}
+
+static int build_headers(struct buf *h, const struct message_fields *f, struct buf *err)
+{
+	struct buf v = BUF_INIT;
+	size_t i;
+	int r = 0;
+
+	if (header_add_addresses(h, "From", f->from, 1, err) < 0 ||
+	    header_add_addresses(h, "To", f->to, f->nr_to, err) < 0 ||
+	    (f->nr_cc && header_add_addresses(h, "Cc", f->cc, f->nr_cc, err) < 0) ||
+	    header_add_text(h, "Subject", f->subject, err) < 0)
+		return -1;
+	date_format_rfc5322(&v, f->date, f->zone);
+	r = header_add(h, "Date", v.data, err);
+	buf_release(&v);
+	if (r < 0 || add_id_header(h, "Message-ID", f->message_id, err) < 0)
+		return -1;
+	if (f->in_reply_to && add_id_header(h, "In-Reply-To", f->in_reply_to, err) < 0)
+		return -1;
+	if (f->nr_references) {
+		for (i = 0; i < f->nr_references; i++) {
+			if (message_check_id(f->references[i], err) < 0) {
+				buf_release(&v);
+				return err_prefix(err, "References: ");
+			}
+			buf_addf(&v, "%s<%s>", i ? " " : "", f->references[i]);
+		}
+		r = header_add(h, "References", v.data, err);
+		buf_release(&v);
+		if (r < 0)
+			return -1;
+	}
+	buf_adds(h, "MIME-Version: 1.0\n"
+		 "Content-Type: text/plain; charset=utf-8\n"
+		 "Content-Disposition: inline\n"
+		 "Content-Transfer-Encoding: 8bit\n"
+		 "Auto-Submitted: auto-generated\n"
+		 "X-Patchwork-Hint: ignore\n");
+	return 0;
+}
+
+int message_build(struct buf *out, const struct message_fields *f,
+		  const char *body, size_t len, struct buf *err)
+{
+	struct buf h = BUF_INIT;
+
+	if (check_body(body, len, err) < 0)
+		return -1;
+	if (build_headers(&h, f, err) < 0) {
+		buf_release(&h);
+		return -1;
+	}
+	buf_add(out, h.data, h.len);
+	buf_addc(out, '\n');
+	buf_add(out, body, len);
+	buf_release(&h);
+	return 0;
+}
