@@ -12,4 +12,6 @@ struct cmd_options {
 	int verbose;			/* -v count */
 };
 
+int cmd_template(int argc, char **argv, const struct cmd_options *opts);
+
 #endif
