@@ -53,10 +53,17 @@ perfbot: bot/main.o $(LIB)
 tests/unit/test-%: tests/unit/test-%.c $(LIB) $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS) -lcmocka
 
+# The README's first command: a report rendered from the built-in demo.
+demo: perfbot
+	@sh config/demo.sh ./perfbot
+
 check: perfbot $(UNIT_BIN)
 	@sh tests/run.sh
 
-bench: perfbot
+tests/bench/bench-render: tests/bench/bench-render.c $(LIB) $(HDR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
+bench: perfbot tests/bench/bench-render
 	@sh tests/bench/run.sh
 
 # libFuzzer targets (clang).  FUZZ_SECONDS per target.
@@ -86,4 +93,4 @@ clean:
 	rm -f perfbot perfbot-installed bot/*.o $(LIB) $(UNIT_BIN) $(FUZZ_BIN)
 	rm -rf tests/fuzz/corpus-*/.tmp
 
-.PHONY: all check bench fuzz install clean
+.PHONY: all demo check bench fuzz install clean

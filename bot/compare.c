@@ -146,7 +146,7 @@ static void format_commit_line(struct buf *out, const struct compare_commit *c)
 
 void compare_format_section(struct buf *out, const struct report_test *t,
 			    const struct compare_commit *base,
-			    const struct compare_commit *head)
+			    const struct compare_commit *head, int head_width)
 {
 	size_t i;
 
@@ -162,10 +162,12 @@ void compare_format_section(struct buf *out, const struct report_test *t,
 	else
 		buf_addf(out, "%.16s ", base->id);
 	if (head->tag)
-		buf_addf(out, "%27s \n", head->tag);
+		buf_addf(out, "%*s \n", head_width, head->tag);
 	else
-		buf_addf(out, "%.27s \n", head->id);
-	buf_adds(out, "---------------- --------------------------- \n");
+		buf_addf(out, "%.*s \n", head_width, head->id);
+	buf_adds(out, "---------------- ");
+	buf_addchars(out, '-', (size_t)head_width);
+	buf_adds(out, " \n");
 	if (t->nr_failures) {
 		buf_adds(out, "       fail:runs  %reproduction    fail:runs\n");
 		buf_adds(out, "           |             |             |    \n");

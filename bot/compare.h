@@ -57,11 +57,16 @@ void compare_format_failure(struct buf *out, const struct report_failure *f);
  * testcase, rootfs, kconfig and compiler, sorted by "key=value". */
 void compare_format_axes(struct buf *out, const struct report_test *t);
 
+/* The head column of the id line: 27 since 2023, 26 in the 2018-2022
+ * reports. */
+#define COMPARE_HEAD_ID_WIDTH 27
+#define COMPARE_HEAD_ID_WIDTH_LEGACY 26
+
 /* A test's whole compare section, from the '=' rule to the empty line that
- * ends it. */
+ * ends it; head_width is the head column of the id line. */
 void compare_format_section(struct buf *out, const struct report_test *t,
 			    const struct compare_commit *base,
-			    const struct compare_commit *head);
+			    const struct compare_commit *head, int head_width);
 
 /* The "In addition" box for n further tests (n >= 1), from the opening
  * rule to the closing one. */

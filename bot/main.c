@@ -15,6 +15,7 @@ static const struct command {
 	int (*run)(int argc, char **argv, const struct cmd_options *opts);
 	const char *summary;
 } commands[] = {
+	{ "render", cmd_render, "print the report mail for a comparison JSON" },
 	{ "template", cmd_template, "render any template with any JSON data" },
 	{ NULL, NULL, NULL },
 };

@@ -96,7 +96,7 @@ int recipients_build(const struct config *cfg, const char *tree_name,
 
 		if (!is_person_trailer(t->key))
 			continue;
-		addr = trailer_address(t->value);
+		addr = t->person ? xstrdup(t->person) : trailer_address(t->value);
 		if (address_parse(addr, &a, &why) < 0) {
 			if (notes)
 				buf_addf(notes, "commit %.12s: %s trailer skipped: %s\n", head->id, t->key, why.data);

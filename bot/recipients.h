@@ -13,7 +13,8 @@
  * Configured addresses must be valid (an error otherwise).  Trailers are
  * commit text, not configuration: an unusable trailer address is skipped
  * with a note in `notes` (one line each) rather than stopping the report;
- * "# stable comments" and "[tags]" after an address are allowed.
+ * "# stable comments" and "[tags]" after an address are allowed, and
+ * trailer people are mapped through .mailmap as the author is.
  */
 
 #include <stddef.h>

@@ -194,7 +194,38 @@ static int lookup_tag(struct repo *r, const char *spec, git_commit **out, struct
 	return 0;
 }
 
-static void fill_trailers(struct commit_info *ci, const char *message)
+/* "Name <email> rest" -> "Name' <email'>" after .mailmap, or NULL. */
+static char *trailer_person(struct repo *r, const char *value)
+{
+	const char *lt = strchr(value, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	char *name, *email;
+	const char *mname, *memail;
+	struct buf out = BUF_INIT;
+	size_t n;
+
+	if (!lt || !gt || gt == lt + 1)
+		return NULL;
+	n = (size_t)(lt - value);
+	while (n && value[n - 1] == ' ')
+		n--;
+	name = xstrndup(value, n);
+	email = xstrndup(lt + 1, (size_t)(gt - lt - 1));
+	mname = name;
+	memail = email;
+	if (r->mailmap && git_mailmap_resolve(&mname, &memail, r->mailmap, name, email) < 0) {
+		mname = name;
+		memail = email;
+	}
+	if (*mname)
+		buf_addf(&out, "%s <%s>", mname, memail);
+	else
+		buf_addf(&out, "<%s>", memail);
+	free(name);
+	free(email);
+	return buf_detach(&out, NULL);
+}
+
+static void fill_trailers(struct repo *r, struct commit_info *ci, const char *message)
 {
 	git_message_trailer_array arr;
 	size_t i;
@@ -222,6 +253,7 @@ static void fill_trailers(struct commit_info *ci, const char *message)
 			buf_truncate(&v, v.len - 1);
 		ci->trailers[ci->nr_trailers].key = xstrdup(arr.trailers[i].key);
 		ci->trailers[ci->nr_trailers].value = buf_detach(&v, NULL);
+		ci->trailers[ci->nr_trailers].person = trailer_person(r, ci->trailers[ci->nr_trailers].value);
 		ci->nr_trailers++;
 	}
 	git_message_trailer_array_free(&arr);
@@ -246,7 +278,8 @@ int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struc
 			return -1;
 	}
 	if (e == 1)
-		return err_set(err, "commit '%s' is not in %s (fetch it there, or fix the id)", spec, r->path);
+		return err_set(err, "'%s' is neither a commit nor a tag in %s (fetch it there, or fix the id)",
+			       spec, r->path);
 
 	git_oid_tostr(out->id, sizeof(out->id), git_commit_id(c));
 	summary = git_commit_summary(c);
@@ -262,7 +295,7 @@ int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struc
 	out->author_email = xstrdup(email);
 	tag = tag_for(r, git_commit_id(c));
 	out->tag = tag ? xstrdup(tag) : NULL;
-	fill_trailers(out, git_commit_message(c));
+	fill_trailers(r, out, git_commit_message(c));
 	git_commit_free(c);
 	return 0;
 }
@@ -278,6 +311,7 @@ void commit_info_release(struct commit_info *ci)
 	for (i = 0; i < ci->nr_trailers; i++) {
 		free(ci->trailers[i].key);
 		free(ci->trailers[i].value);
+		free(ci->trailers[i].person);
 	}
 	free(ci->trailers);
 	memset(ci, 0, sizeof(*ci));

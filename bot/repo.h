@@ -20,7 +20,9 @@ struct repo;
 
 struct commit_trailer {
 	char *key;		/* as written, e.g. "Signed-off-by" */
-	char *value;		/* e.g. "Jane Doe <jane@example.org>" */
+	char *value;		/* e.g. "Jane Doe <jane@example.org> # 6.1+" */
+	char *person;		/* "Name <email>" of the value after .mailmap,
+				 * or NULL when the value has no <email> */
 };
 
 struct commit_info {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "address.h"
 #include "plot.h"
 #include "view.h"
 #include "xalloc.h"
@@ -127,18 +128,37 @@ static int test_view(const struct view_facts *f, size_t i, struct value **out, s
 	value_object_set_string(v, "kind", report_kind_name(f->kinds[i]));
 	compare_format_percent(&s, change);
 	value_object_set(v, "percent", string_of(&s));
-	buf_addf(&s, "%+.1f", change);
+	buf_addf(&s, "%.1f", change);
 	value_object_set(v, "signed_percent", string_of(&s));
 	value_object_set(v, "base", commit_view(base));
-	compare_format_section(&s, t, &bc, &hc);
+	compare_format_section(&s, t, &bc, &hc, COMPARE_HEAD_ID_WIDTH);
 	value_object_set(v, "section", block_of(&s));
+	compare_format_section(&s, t, &bc, &hc, COMPARE_HEAD_ID_WIDTH_LEGACY);
+	value_object_set(v, "section_legacy", block_of(&s));
 	if (plots_view(t, &plots, err) < 0) {
 		value_free(v);
 		return -1;
 	}
+	value_object_set_bool(v, "has_plots", plots->nr > 0);
 	value_object_set(v, "plots", plots);
 	*out = v;
 	return 0;
+}
+
+/* perfbot.signature, else the display name of perfbot.from (its address
+ * when it has none). */
+static struct value *signature_view(const struct config *cfg)
+{
+	struct address from;
+	struct value *v;
+
+	if (cfg->signature)
+		return value_new_string(cfg->signature);
+	if (address_parse(cfg->from, &from, NULL) < 0)
+		return value_new_string(cfg->from);
+	v = value_new_string(*from.name ? from.name : from.email);
+	address_release(&from);
+	return v;
 }
 
 static struct value *still_view(const struct report *r)
@@ -207,12 +227,13 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err)
 	} else {
 		value_object_set_bool(v, "artifacts", 0);
 	}
-	value_object_set_string(v, "signature", cfg->signature ? cfg->signature : "");
+	value_object_set(v, "signature", signature_view(cfg));
 	value_object_set_string(v, "tree", r->tree);
 	value_object_set_string(v, "branch", r->branch);
 	value_object_set_string(v, "repo_url", f->repo_url);
 	value_object_set(v, "commit", commit_view(f->head));
 	value_object_set(v, "still", still_view(r));
+	value_object_set_bool(v, "has_still", r->nr_still > 0);
 
 	further = value_new_array();
 	for (i = 0; i < r->nr_tests; i++) {

@@ -132,7 +132,7 @@ static void compare_section_shows_tags_and_ids(void **state)
 	(void)state;
 	t.metrics = &m;
 	t.nr_metrics = 1;
-	compare_format_section(&out, &t, &base, &head);
+	compare_format_section(&out, &t, &base, &head, COMPARE_HEAD_ID_WIDTH);
 	p = strstr(out.data, "\ncommit: \n");
 	assert_non_null(p);
 	assert_string_equal(p,
@@ -149,9 +149,14 @@ static void compare_section_shows_tags_and_ids(void **state)
 	assert_int_equal(strncmp(out.data, "=========================================================================================\n", 90), 0);
 	buf_reset(&out);
 	base.tag = NULL;
-	compare_format_section(&out, &t, &base, &head);
+	compare_format_section(&out, &t, &base, &head, COMPARE_HEAD_ID_WIDTH);
 	assert_non_null(strstr(out.data, "  cb431accb3 (\"Linux 7.0-rc5\")\n"));
 	assert_non_null(strstr(out.data, "\ncb431accb36e51b6 9890ecab6ad9c0d3d342469f3b6 \n"));
+	/* the 2018-2022 reports had a 26-column head id */
+	buf_reset(&out);
+	compare_format_section(&out, &t, &base, &head, COMPARE_HEAD_ID_WIDTH_LEGACY);
+	assert_non_null(strstr(out.data, "\ncb431accb36e51b6 9890ecab6ad9c0d3d342469f3b \n"
+				       "---------------- -------------------------- \n"));
 	buf_release(&out);
 }
 

@@ -1,0 +1,238 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "date.h"
+#include "message.h"
+#include "render.h"
+#include "view.h"
+#include "xalloc.h"
+#include "banned.h"
+
+int render_env_open(struct render_env *env, const struct config *cfg, struct buf *err)
+{
+	memset(env, 0, sizeof(*env));
+	env->cfg = cfg;
+	if (repo_open(cfg->repo, &env->repo, err) < 0)
+		return -1;
+	env->templates = template_set_new(cfg->templates);
+	return 0;
+}
+
+void render_env_close(struct render_env *env)
+{
+	repo_free(env->repo);
+	template_set_free(env->templates);
+	memset(env, 0, sizeof(*env));
+}
+
+void rendered_release(struct rendered *r)
+{
+	free(r->message_id);
+	free(r->subject);
+	free(r->identity);
+	recipients_release(&r->rcpt);
+	buf_release(&r->notes);
+	buf_release(&r->mail);
+	memset(r, 0, sizeof(*r));
+	buf_init(&r->notes);
+	buf_init(&r->mail);
+}
+
+void render_identity(struct buf *out, const struct report *r, const char *head_id)
+{
+	size_t i, j;
+
+	buf_addf(out, "tree %s\ncommit %s\n", r->tree, head_id);
+	for (i = 0; i < r->nr_tests; i++) {
+		const struct report_test *t = &r->tests[i];
+
+		buf_addf(out, "test %s %s %s", t->testcase, t->tbox_group, t->headline);
+		for (j = 0; j < t->nr_params; j++)
+			buf_addf(out, " %s=%s", t->params[j].key, t->params[j].value);
+		buf_addc(out, '\n');
+	}
+}
+
+/* A test's kind: its own, the report's (first test only), or from the
+ * headline's change and the metric's polarity. */
+static int resolve_kind(const struct config *cfg, const struct report *r, size_t i,
+			enum report_kind *out, struct buf *err)
+{
+	const struct report_test *t = &r->tests[i];
+	const struct report_metric *hl = &t->metrics[t->headline_index];
+	double change;
+	int polarity;
+
+	*out = t->kind;
+	if (*out == REPORT_KIND_UNSET && i == 0)
+		*out = r->kind;
+	if (*out != REPORT_KIND_UNSET)
+		return 0;
+	polarity = config_polarity(cfg, hl->name);
+	if (!polarity)
+		return err_set(err, "%s: tests[%zu]: no \"kind\" given and no polarity known for '%s': "
+			       "add \"kind\" to the JSON or a polarity.higher/lower pattern to the configuration",
+			       r->name, i, hl->name);
+	change = compare_metric_change(hl);
+	if ((polarity > 0) == (change >= 0))
+		*out = REPORT_KIND_IMPROVEMENT;
+	else
+		*out = REPORT_KIND_REGRESSION;
+	return 0;
+}
+
+static const char *domain_of(const char *email)
+{
+	const char *at = strrchr(email, '@');
+
+	return at ? at + 1 : email;
+}
+
+/* Everything render_report() looks up before it can build the view. */
+struct facts {
+	struct commit_info head;
+	struct commit_info *bases;
+	enum report_kind *kinds;
+	size_t nr;
+};
+
+static void facts_release(struct facts *f)
+{
+	size_t i;
+
+	commit_info_release(&f->head);
+	for (i = 0; i < f->nr; i++)
+		commit_info_release(&f->bases[i]);
+	free(f->bases);
+	free(f->kinds);
+}
+
+static int facts_gather(struct render_env *env, const struct report *r, struct facts *f,
+			struct buf *err)
+{
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->bases = xcalloc(r->nr_tests, sizeof(*f->bases));
+	f->kinds = xcalloc(r->nr_tests, sizeof(*f->kinds));
+	if (repo_lookup(env->repo, r->commit, &f->head, err) < 0)
+		return err_prefix(err, "%s: commit: ", r->name);
+	for (i = 0; i < r->nr_tests; i++) {
+		f->nr = i + 1;
+		if (repo_lookup(env->repo, report_test_base(r, &r->tests[i]), &f->bases[i], err) < 0)
+			return r->tests[i].base ? err_prefix(err, "%s: tests[%zu].base: ", r->name, i)
+						: err_prefix(err, "%s: base: ", r->name);
+		if (resolve_kind(env->cfg, r, i, &f->kinds[i], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int render_report(struct render_env *env, const struct render_request *req,
+		  struct rendered *out, struct buf *err)
+{
+	const struct config *cfg = env->cfg;
+	const struct report *r = req->report;
+	const struct template *tmpl;
+	struct template_options topt = { 0, 0 };
+	struct facts f;
+	struct address from;
+	struct buf stamp = BUF_INIT, id = BUF_INIT, subject = BUF_INIT, body = BUF_INIT;
+	struct buf tree = BUF_INIT, percent = BUF_INIT;
+	struct value *view = NULL;
+	struct view_facts vf;
+	struct message_fields mf;
+	const struct config_tree *ct;
+	const char *repo_url;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	buf_init(&out->notes);
+	buf_init(&out->mail);
+	memset(&from, 0, sizeof(from));
+	if (facts_gather(env, r, &f, err) < 0)
+		goto done;
+	if (address_parse(cfg->from, &from, err) < 0) {
+		err_prefix(err, "perfbot.from: ");
+		goto done;
+	}
+	report_tree_name(r, &tree);
+	ct = config_tree(cfg, tree.data);
+	repo_url = r->repo_url ? r->repo_url : ct ? ct->url : NULL;
+	if (!repo_url) {
+		err_set(err, "%s: no repo_url in the JSON and no tree.%s.url in the configuration", r->name,
+			tree.data);
+		goto done;
+	}
+
+	date_format_stamp(&stamp, req->created, cfg->timezone);
+	render_identity(&id, r, f.head.id);
+	out->identity = xstrdup(id.data);
+	if (req->message_id) {
+		if (message_check_id(req->message_id, err) < 0)
+			goto done;
+		out->message_id = xstrdup(req->message_id);
+	} else {
+		struct buf hash = BUF_INIT, mid = BUF_INIT;
+
+		repo_hash8(&hash, id.data, id.len);
+		message_mint_id(&mid, stamp.data, hash.data, cfg->message_id_tag, domain_of(from.email));
+		out->message_id = buf_detach(&mid, NULL);
+		buf_release(&hash);
+	}
+
+	compare_format_percent(&percent, compare_metric_change(&r->tests[0].metrics[r->tests[0].headline_index]));
+	message_subject(&subject, r->tree, f.head.subject, f.head.id, r->tests[0].headline,
+			percent.data, report_kind_name(f.kinds[0]));
+	out->subject = xstrdup(subject.data);
+	if (recipients_build(cfg, tree.data, &f.head, &out->rcpt, &out->notes, err) < 0) {
+		err_prefix(err, "%s: ", r->name);
+		goto done;
+	}
+
+	vf.cfg = cfg;
+	vf.report = r;
+	vf.head = &f.head;
+	vf.bases = f.bases;
+	vf.kinds = f.kinds;
+	vf.message_id = out->message_id;
+	vf.date_stamp = stamp.data;
+	vf.repo_url = repo_url;
+	vf.subject = out->subject;
+	if (view_build(&vf, &view, err) < 0) {
+		err_prefix(err, "%s: ", r->name);
+		goto done;
+	}
+	if (template_set_get(env->templates, req->template_name ? req->template_name : cfg->template_name,
+			     &tmpl, err) < 0 ||
+	    template_render(env->templates, tmpl, view, &topt, &body, err) < 0)
+		goto done;
+
+	memset(&mf, 0, sizeof(mf));
+	mf.from = &from;
+	mf.to = &out->rcpt.to;
+	mf.nr_to = 1;
+	mf.cc = out->rcpt.cc;
+	mf.nr_cc = out->rcpt.nr_cc;
+	mf.subject = out->subject;
+	mf.date = req->created;
+	mf.zone = cfg->timezone;
+	mf.message_id = out->message_id;
+	if (message_build(&out->mail, &mf, body.data, body.len, err) < 0) {
+		err_prefix(err, "%s: ", r->name);
+		goto done;
+	}
+	ret = 0;
+done:
+	facts_release(&f);
+	address_release(&from);
+	value_free(view);
+	buf_release(&stamp);
+	buf_release(&id);
+	buf_release(&subject);
+	buf_release(&body);
+	buf_release(&tree);
+	buf_release(&percent);
+	return ret;
+}

@@ -1,0 +1,62 @@
+#ifndef PERFBOT_RENDER_H
+#define PERFBOT_RENDER_H
+
+/*
+ * The render pipeline: a validated report becomes the exact mail perfbot
+ * sends (report -> commit facts -> view -> template -> message).  Used by
+ * `render` and, later, by `send`, so what render shows is what goes out.
+ *
+ * A run opens its configuration, repository and templates once and
+ * renders any number of reports with them (struct render_env).
+ */
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "config.h"
+#include "recipients.h"
+#include "report.h"
+#include "repo.h"
+#include "template.h"
+
+struct render_env {
+	const struct config *cfg;
+	struct repo *repo;
+	struct template_set *templates;
+};
+
+struct render_request {
+	const struct report *report;
+	int64_t created;		/* the report's creation time (Date, Message-ID) */
+	const char *message_id;		/* forced (without <>), or NULL to mint one */
+	const char *template_name;	/* NULL: perfbot.template */
+};
+
+struct rendered {
+	char *message_id;	/* without <> */
+	char *subject;		/* decoded */
+	char *identity;		/* the text the Message-ID hash is taken of */
+	struct recipients rcpt;
+	struct buf notes;	/* lines worth a -v mention (skipped trailers, ...) */
+	struct buf mail;	/* the complete message, '\n' line ends */
+};
+
+/* Opens repository and template set named by cfg.  -1 with a message. */
+int render_env_open(struct render_env *env, const struct config *cfg, struct buf *err);
+void render_env_close(struct render_env *env);
+
+/*
+ * Renders one report.  -1 with a message naming the report file for
+ * unknown commits, an unknown polarity, a missing tree URL, template
+ * errors and refused headers; *out is then empty.  Release with
+ * rendered_release() in either case.
+ */
+int render_report(struct render_env *env, const struct render_request *req,
+		  struct rendered *out, struct buf *err);
+void rendered_release(struct rendered *r);
+
+/* The identity of a report (tree, head commit, and each test's testcase,
+ * tbox_group, params and headline), one field per line. */
+void render_identity(struct buf *out, const struct report *r, const char *head_id);
+
+#endif
