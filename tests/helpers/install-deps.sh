@@ -1,14 +1,17 @@
 #!/bin/sh
 # install-deps.sh [build|test|bench]: install the Debian 12 packages perfbot needs, when missing.
 #   build  compiler and libraries (enough for `make` and the demo)
-#   test   build + what `make check` uses (cmocka, jinja2-free; python3 for the shared checks)
+#   test   build + what `make check` uses: cmocka, python3, clang, and the
+#          servers the integration tests start privately on 127.0.0.1
+#          (Postfix, Dovecot, public-inbox) with the clients that talk to
+#          them (git send-email, mutt, swaks, openssl)
 #   bench  test + the peers `make bench` compares against
 # Runs apt-get only when a package is missing; needs root (or sudo) then.
 set -eu
 what=${1:-test}
 build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev libsasl2-modules"
-test="$build libcmocka-dev python3 clang libclang-rt-14-dev"
-bench="$test python3-jinja2 hyperfine"
+test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox git-email libmailtools-perl mutt swaks openssl procps"
+bench="$test python3-jinja2 hyperfine notmuch"
 case $what in
 build) pkgs=$build ;;
 test) pkgs=$test ;;
@@ -24,5 +27,8 @@ echo "install-deps.sh: installing$missing" >&2
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
+# Postfix asks how to configure the system's own mailer: not at all (the
+# tests run private instances with their own configuration).
+echo "postfix postfix/main_mailer_type select No configuration" | $sudo debconf-set-selections
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
