@@ -6,52 +6,53 @@
 #include "plot.h"
 #include "banned.h"
 
-/* Lines of the plot, 0-based (see plot.h for the layout). */
-#define TITLE_LINE 0
-#define FRAME_TOP 2
-#define FRAME_ROWS 17
+/* Lines and columns of the plot, 0-based (plot.h has the picture). */
+#define TITLE_LINE 1
+#define FRAME_TOP 3
+#define FRAME_ROWS 15
 #define FRAME_BOTTOM (FRAME_TOP + FRAME_ROWS - 1)
-#define XLABEL_LINE (FRAME_BOTTOM + 1)
+#define LEFT 11			/* the left border: labels end two columns before */
+#define RIGHT 76		/* the right border */
 
-/* As gnuplot: the right border leaves room for the last x label. */
-#define RIGHT_BORDER (PLOT_WIDTH - 4)
-/* Longest y label: "-1.2345678901234567e+308" is 24 bytes. */
+/* gnuplot's guide for quantize_normal_tics(): about 20 ticks at most */
+#define GUIDE 20
+/* Longest label before shortening: "-1.2345678901234567e+308" is 24. */
 #define LABEL_MAX 32
 /* Below this a spread of values counts as none (see y_range()). */
 #define FLAT_RELATIVE 1e-12
 #define TINY 1e-290
+/* A quotient this close to a whole number of steps is that number: 0.3 /
+ * 0.1 is 2.9999999999999996 in doubles, and must not add a tick. */
+#define SNAP 1e-9
 
 /*
  * The y axis.  Ticks are t x step for the integers t0 <= t <= t1, and
- * step = m10 / 10 x 10^e.  Geometry is done in units of step, so that no
- * tick value is ever formed as a double (the top tick of values near
- * DBL_MAX would overflow); labels are written from the integers.
+ * step = m x 10^e.  Geometry is done in units of step, so that no tick
+ * value is ever formed as a double (the top tick of values near DBL_MAX
+ * would overflow); labels are written from the integers.
  */
 struct yaxis {
-	int m10;		/* 10 x the mantissa of step: 10, 20, 25 or 50 */
-	int e;			/* decimal exponent of step */
-	double step;		/* m10 / 10 x 10^e, for placing values */
+	int m;			/* 1, 2 or 5; 25 (2.5 x 10^(e+1)) once grown; 3-9 never */
+	int e;			/* its decimal exponent */
+	double step;		/* m x 10^e, for placing values */
 	double t0, t1;		/* bottom and top tick, in steps (integers) */
-	int nr_ticks;		/* t1 - t0 + 1, at most PLOT_MAX_YTICKS */
-	char label[PLOT_MAX_YTICKS][LABEL_MAX];	/* bottom tick first */
-	int width;		/* of the widest label */
+	int nr_ticks;		/* t1 - t0 + 1, at most FRAME_ROWS */
+	char label[FRAME_ROWS][LABEL_MAX];	/* bottom tick first */
 };
 
 struct canvas {
 	char cell[PLOT_HEIGHT][PLOT_WIDTH];
-	int left;		/* column of the left border */
-	size_t nr;		/* samples, good and bad */
+	size_t nr_x;		/* max(nr_good, nr_bad): the x range is 0 .. nr_x - 1 */
 };
 
 /*
  * The range to cover as a centre and a half-width, both finite for any
  * finite input (max - min itself can overflow).  A spread too small to
- * draw becomes +-1% around the value, as gnuplot widens an empty range;
- * such a made-up range is flagged flat, and *sign is -1 or 1 when all
- * values are <= 0 or >= 0 (0 stays the top or bottom tick then).
+ * draw becomes +-1% around the value, +-1 around 0, as gnuplot widens an
+ * empty range.
  */
 static void y_range(const double *good, size_t nr_good, const double *bad, size_t nr_bad,
-		    double *centre, double *half, int *flat, int *sign)
+		    double *centre, double *half)
 {
 	double min = INFINITY, max = -INFINITY, big;
 	size_t i;
@@ -64,10 +65,8 @@ static void y_range(const double *good, size_t nr_good, const double *bad, size_
 	}
 	*centre = min / 2 + max / 2;
 	*half = max / 2 - min / 2;
-	*sign = min >= 0 ? 1 : max <= 0 ? -1 : 0;
 	big = fmax(fabs(min), fabs(max));
-	*flat = !(*half >= TINY && *half > big * (FLAT_RELATIVE / 2));
-	if (!*flat)
+	if (*half >= TINY && *half > big * (FLAT_RELATIVE / 2))
 		return;
 	if (fabs(*centre) < TINY) {
 		*centre = 0;
@@ -78,84 +77,118 @@ static void y_range(const double *good, size_t nr_good, const double *bad, size_
 }
 
 /*
- * Ticks t0 <= t1 (in steps) that cover [lo, hi] (in steps) with headroom:
- * the extreme values stay half a row away from the top and bottom border
- * (so that they do not land on it), except that a range of values >= 0
- * keeps 0 as its bottom tick, and one of values <= 0 keeps 0 as its top.
+ * gnuplot's quantize_normal_tics(r, 20) for r = 2 x half, as m x 10^e.
+ * r is written as xnorm x 10^p with xnorm in [1, 10) (gnuplot takes
+ * floor(log10 r), which can be off by one in doubles), so posns is in
+ * (2, 20] and only the 0.2, 0.5 and 1 branches are ever taken; the others
+ * are kept so that this reads as gnuplot's table.  half is at least TINY
+ * and at most DBL_MAX, so 10^p is a normal double.
  */
-static void y_cover(double lo, double hi, int flat, int sign, double *t0, double *t1)
+static void y_quantize(double half, int *m, int *e)
 {
-	*t0 = floor(lo);
-	*t1 = ceil(hi);
-	if (*t1 <= *t0)
-		*t1 = *t0 + 1;
-	if (flat)
-		return;
-	while ((*t1 - hi) * 2 * (FRAME_ROWS - 1) < *t1 - *t0 && (sign >= 0 || *t1 < 0))
-		(*t1)++;
-	while ((lo - *t0) * 2 * (FRAME_ROWS - 1) < *t1 - *t0 && (sign <= 0 || *t0 > 0))
-		(*t0)--;
+	int p = (int)floor(log10(half) + log10(2.0));
+	double xnorm = 2 * (half / pow(10, p)), posns;
+
+	if (xnorm >= 10) {
+		p++;
+		xnorm /= 10;
+	} else if (xnorm < 1) {
+		p--;
+		xnorm *= 10;
+	}
+	posns = GUIDE / xnorm;
+	if (posns > 40) {
+		*m = 5;
+		*e = p - 2;
+	} else if (posns > 20) {
+		*m = 1;
+		*e = p - 1;
+	} else if (posns > 10) {
+		*m = 2;
+		*e = p - 1;
+	} else if (posns > 4) {
+		*m = 5;
+		*e = p - 1;
+	} else if (posns > 2) {
+		*m = 1;
+		*e = p;
+	} else if (posns > 0.5) {
+		*m = 2;
+		*e = p;
+	} else {
+		*m = (int)ceil(xnorm);
+		*e = p;
+	}
+	if (*m == 10) {
+		*m = 1;
+		(*e)++;
+	}
+}
+
+/* The next larger step of 1, 2, 2.5, 5 x 10^k. */
+static void y_next_step(int *m, int *e)
+{
+	if (*m == 1) {
+		*m = 2;
+	} else if (*m == 2) {
+		*m = 25;
+		(*e)--;
+	} else if (*m < 5) {
+		*m = 5;
+	} else if (*m == 25) {
+		*m = 5;
+		(*e)++;
+	} else {
+		*m = 1;
+		(*e)++;
+	}
+}
+
+static double snap(double u)
+{
+	double n = nearbyint(u);
+
+	return fabs(u - n) < SNAP ? n : u;
 }
 
 /*
- * The smallest step m x 10^e (m in 1, 2, 2.5, 5) whose ticks cover the
- * range with at most PLOT_MAX_YTICKS of them.  Every step of the sequence
- * is at most twice the one before, and headroom adds at most one tick at
- * each end, so the one before needed 7 ticks without headroom: the range
- * spans more than 4 of its steps, more than 2 of the chosen one, which
- * then needs at least 4 ticks.  The range is at least TINY and at most
- * DBL_MAX wide on each side, so the search starts at a normal number and
- * ends by e = 308 (a step of 1e308 covers [-DBL_MAX, DBL_MAX] with 5
- * ticks).  The ticks then need at most 17 digits: |t0|, |t1| < 2e15.
+ * Ticks t0 <= t1 (in steps) at or outside the values, with the step grown
+ * while two ticks would share a row: k x (FRAME_ROWS - 1) / (t1 - t0)
+ * rounds to distinct rows exactly when t1 - t0 <= FRAME_ROWS - 1.  The
+ * values span at most 1e12 of their spread (see y_range()) and gnuplot's
+ * step is more than a tenth of it, so |t0|, |t1| < 2e13.
  */
-static void y_step(struct yaxis *ax, double centre, double half, int flat, int sign)
+static void y_ticks(struct yaxis *ax, double centre, double half)
 {
-	static const int m10s[] = { 10, 20, 25, 50 };
-	int e = (int)floor(log10(half / PLOT_MAX_YTICKS)) - 1;
-	size_t k;
-
-	for (; e <= 308; e++) {
-		for (k = 0; k < sizeof(m10s) / sizeof(m10s[0]); k++) {
-			double step = m10s[k] / 10.0 * pow(10, e);
-			double t0, t1;
-
-			if (!isfinite(step))
-				break;
-			y_cover(centre / step - half / step, centre / step + half / step,
-				flat, sign, &t0, &t1);
-			if (t1 - t0 + 1 <= PLOT_MAX_YTICKS) {
-				ax->m10 = m10s[k];
-				ax->e = e;
-				ax->step = step;
-				ax->t0 = t0;
-				ax->t1 = t1;
-				ax->nr_ticks = (int)(t1 - t0) + 1;
-				return;
-			}
-		}
+	y_quantize(half, &ax->m, &ax->e);
+	for (;;) {
+		ax->step = ax->m * pow(10, ax->e);
+		ax->t0 = floor(snap(centre / ax->step - half / ax->step));
+		ax->t1 = ceil(snap(centre / ax->step + half / ax->step));
+		if (ax->t1 <= ax->t0)
+			ax->t1 = ax->t0 + 1;
+		if (ax->t1 - ax->t0 <= FRAME_ROWS - 1 || !isfinite(ax->m * pow(10, ax->e + 1)))
+			break;
+		y_next_step(&ax->m, &ax->e);
 	}
-	/* not reached (see above); a range that surely covers the values */
-	ax->m10 = 10;
-	ax->e = 308;
-	ax->step = 1e308;
-	ax->t0 = -2;
-	ax->t1 = 2;
-	ax->nr_ticks = 5;
+	ax->nr_ticks = (int)(ax->t1 - ax->t0) + 1;
 }
 
-/* The tick t x step as digits (|t x m10| without its trailing zeros) and
- * the exponent of the last digit; returns the number of digits, 0 for 0. */
+/*
+ * The tick t x step as decimal digits (|t x m| without its trailing
+ * zeros) and the exponent of the last digit; returns the number of
+ * digits, 0 for 0.  |t x m| < 5e14 (see y_ticks()).
+ */
 static int tick_digits(const struct yaxis *ax, long long t, char digits[24], int *exp10)
 {
 	unsigned long long u;
 
-	*exp10 = ax->e - 1;
+	*exp10 = ax->e;
 	if (!t) {
 		digits[0] = '\0';
 		return 0;
 	}
-	u = (unsigned long long)(t < 0 ? -t : t);	/* |t| < 2e15, see y_step() */
-	u *= (unsigned)ax->m10;
+	u = (unsigned long long)(t < 0 ? -t : t) * (unsigned)ax->m;
 	while (u % 10 == 0) {
 		u /= 10;
 		(*exp10)++;
@@ -164,10 +197,42 @@ static int tick_digits(const struct yaxis *ax, long long t, char digits[24], int
 }
 
 /*
- * The label of tick t as printf's "%.*g" with precision prec would print
- * the exact decimal value (prec is at least the number of digits, so
- * nothing is rounded).
+ * Round digits (nr of them, exponent of the last exp10) to prec
+ * significant ones, half up as printf rounds an exact decimal, and drop
+ * the trailing zeros; returns the new number of digits.
  */
+static int round_digits(char *digits, int nr, int *exp10, int prec)
+{
+	int i, up;
+
+	if (nr <= prec)
+		return nr;
+	up = digits[prec] >= '5';
+	*exp10 += nr - prec;
+	nr = prec;
+	for (i = nr - 1; up && i >= 0; i--) {
+		if (digits[i] == '9') {
+			digits[i] = '0';
+		} else {
+			digits[i]++;
+			up = 0;
+		}
+	}
+	if (up) {		/* 999 became 000: one digit more in front */
+		memmove(digits + 1, digits, (size_t)nr);
+		digits[0] = '1';
+		nr++;
+	}
+	while (nr > 1 && digits[nr - 1] == '0') {
+		nr--;
+		(*exp10)++;
+	}
+	digits[nr] = '\0';
+	return nr;
+}
+
+/* The label of tick t as printf's "%.*g" with precision prec prints the
+ * exact decimal value. */
 static void tick_format(const struct yaxis *ax, long long t, int prec, char *out)
 {
 	char digits[24];
@@ -178,6 +243,7 @@ static void tick_format(const struct yaxis *ax, long long t, int prec, char *out
 		memcpy(out, "0", 2);
 		return;
 	}
+	nr = round_digits(digits, nr, &exp10, prec);
 	if (t < 0)
 		*p++ = '-';
 	lead = exp10 + nr - 1;	/* exponent of the first digit */
@@ -213,93 +279,76 @@ static void tick_format(const struct yaxis *ax, long long t, int prec, char *out
 	*p = '\0';
 }
 
-/* Labels like %g: 6 significant digits, more only if a tick needs them. */
+/* All labels with precision prec; 1 if each fits PLOT_LABEL_WIDTH. */
+static int y_format(struct yaxis *ax, int prec)
+{
+	int i, fits = 1;
+
+	for (i = 0; i < ax->nr_ticks; i++) {
+		tick_format(ax, (long long)ax->t0 + i, prec, ax->label[i]);
+		fits &= strlen(ax->label[i]) <= PLOT_LABEL_WIDTH;
+	}
+	return fits;
+}
+
+/*
+ * Labels like %g: precision 6, or the smallest one at least as large as
+ * the ticks' digits that fits (a larger precision prints 1234560 rather
+ * than 1.23456e+06); else the largest below 6 that fits, which 1 always
+ * does ("-1e-300" is 7 characters).
+ */
 static void y_labels(struct yaxis *ax)
 {
 	char digits[24];
-	int prec = 6, exp10, i;
+	int need = 6, exp10, prec, i;
 
 	for (i = 0; i < ax->nr_ticks; i++) {
 		int nr = tick_digits(ax, (long long)ax->t0 + i, digits, &exp10);
 
-		if (nr > prec)
-			prec = nr;
+		if (nr > need)
+			need = nr;
 	}
-	ax->width = 0;
-	for (i = 0; i < ax->nr_ticks; i++) {
-		int len;
-
-		tick_format(ax, (long long)ax->t0 + i, prec, ax->label[i]);
-		len = (int)strlen(ax->label[i]);
-		if (len > ax->width)
-			ax->width = len;
-	}
+	for (prec = need; prec <= 17; prec++)
+		if (y_format(ax, prec))
+			return;
+	for (prec = 5; prec > 1; prec--)
+		if (y_format(ax, prec))
+			return;
+	y_format(ax, 1);
 }
 
-/* The line of a value: the nearest of the frame's rows. */
-static int y_line(const struct yaxis *ax, double v)
+/* The row of t0 + u steps, counted from the bottom: the nearest one,
+ * halves up (gnuplot maps with (int)(x + 0.5)). */
+static int y_row(const struct yaxis *ax, double u)
 {
-	double f = (ax->t1 - v / ax->step) / (ax->t1 - ax->t0) * (FRAME_ROWS - 1);
+	double f = u * (FRAME_ROWS - 1) / (ax->t1 - ax->t0);
 
 	if (!(f > 0))
-		f = 0;
+		return 0;
 	if (f > FRAME_ROWS - 1)
-		f = FRAME_ROWS - 1;
-	return FRAME_TOP + (int)lround(f);
+		return FRAME_ROWS - 1;
+	return (int)floor(f + 0.5);
 }
 
-static int y_tick_line(const struct yaxis *ax, int i)
+static int y_line(const struct yaxis *ax, double v)
 {
-	double f = (ax->t1 - ax->t0 - i) / (ax->t1 - ax->t0) * (FRAME_ROWS - 1);
-
-	return FRAME_TOP + (int)lround(f);
+	return FRAME_BOTTOM - y_row(ax, snap(v / ax->step) - ax->t0);
 }
 
-/* The column of sample i: the centre of its share of the inside. */
+/* The column of sample i: 0 on the left border, nr_x - 1 on the right
+ * one, the nearest column, halves to the right; a lone one in the middle. */
 static int x_column(const struct canvas *c, size_t i)
 {
-	size_t inside = (size_t)(RIGHT_BORDER - c->left - 1);
+	size_t w = RIGHT - LEFT, n = c->nr_x;
 
-	return c->left + 1 + (int)((2 * i + 1) * inside / (2 * c->nr));
-}
-
-static int decimal_width(size_t n)
-{
-	int w = 1;
-
-	while (n >= 10) {
-		n /= 10;
-		w++;
-	}
-	return w;
-}
-
-/* The smallest step of 1, 2, 5 x 10^k whose labels keep two blanks apart
- * (a step past the last sample leaves the one tick 0, which always fits). */
-static size_t x_step(const struct canvas *c)
-{
-	static const size_t ms[] = { 1, 2, 5 };
-	size_t decade, k, step, t;
-
-	for (decade = 1;; decade *= 10) {
-		for (k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
-			int width, fits = 1;
-
-			step = ms[k] * decade;
-			width = decimal_width((c->nr - 1) / step * step);
-			for (t = step; t < c->nr && fits; t += step)
-				fits = x_column(c, t) - x_column(c, t - step) >= width + 2;
-			if (fits)
-				return step;
-		}
-	}
+	if (n == 1)
+		return LEFT + (int)((w + 1) / 2);
+	return LEFT + (int)((2 * i * w + n - 1) / (2 * (n - 1)));
 }
 
 static void put(struct canvas *c, int line, int col, const char *s)
 {
-	size_t n = strlen(s);
-
-	memcpy(&c->cell[line][col], s, n);
+	memcpy(&c->cell[line][col], s, strlen(s));
 }
 
 static void draw_title(struct canvas *c, const char *title)
@@ -314,7 +363,8 @@ static void draw_title(struct canvas *c, const char *title)
 	}
 	for (i = 0; i < len; i++)
 		cols += ((unsigned char)title[i] & 0xc0) != 0x80;
-	start = (c->left + RIGHT_BORDER) / 2 - (long)cols / 2;
+	/* gnuplot centres it over the whole terminal, not the frame */
+	start = PLOT_WIDTH / 2 - (long)cols / 2;
 	if (start + (long)len > PLOT_WIDTH)
 		start = PLOT_WIDTH - (long)len;
 	if (start < 0)
@@ -328,63 +378,49 @@ static void draw_title(struct canvas *c, const char *title)
 
 static void draw_frame(struct canvas *c, const struct yaxis *ax)
 {
-	int line, i;
+	int line, col, k;
 
 	for (line = FRAME_TOP; line <= FRAME_BOTTOM; line++) {
-		c->cell[line][c->left] = '|';
-		c->cell[line][RIGHT_BORDER] = '|';
+		c->cell[line][LEFT] = '|';
+		c->cell[line][RIGHT] = '|';
 	}
-	for (i = c->left; i <= RIGHT_BORDER; i++) {
-		char ch = i == c->left || i == RIGHT_BORDER ? '+' : '-';
+	for (col = LEFT; col <= RIGHT; col++) {
+		char ch = col == LEFT || col == RIGHT ? '+' : '-';
 
-		c->cell[FRAME_TOP][i] = ch;
-		c->cell[FRAME_BOTTOM][i] = ch;
+		c->cell[FRAME_TOP][col] = ch;
+		c->cell[FRAME_BOTTOM][col] = ch;
 	}
-	for (i = 0; i < ax->nr_ticks; i++) {
-		int len = (int)strlen(ax->label[i]);
-
-		line = y_tick_line(ax, i);
-		put(c, line, c->left - 1 - len, ax->label[i]);
-		put(c, line, c->left, "+-+");
+	for (k = 0; k < ax->nr_ticks; k++) {
+		line = FRAME_BOTTOM - y_row(ax, k);
+		put(c, line, LEFT - 1 - (int)strlen(ax->label[k]), ax->label[k]);
+		put(c, line, LEFT, "+-+");
 	}
 }
 
-static void draw_x_ticks(struct canvas *c)
+/* floor(a / b) for b > 0 */
+static int floor_div(int a, int b)
 {
-	size_t step = x_step(c), t;
-	char label[24];
-
-	for (t = 0; t < c->nr; t += step) {
-		int col = x_column(c, t), len;
-
-		len = snprintf(label, sizeof(label), "%zu", t);
-		/* no mark where it would run into the y tick's "+-+" or a corner */
-		if (col > c->left + 2 && col < RIGHT_BORDER - 1)
-			c->cell[FRAME_BOTTOM][col] = '+';
-		put(c, XLABEL_LINE, col - (len - 1) / 2, label);
-	}
+	return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-/* Dots from one good point to the next, ends excluded, on blank cells only. */
+/*
+ * Dots from one good point to the next, ends excluded, on blank cells
+ * only: one in each column between them (each row, when the line is
+ * steeper), in the nearest row (column) of the straight line.  Halves go
+ * up (right), as gnuplot's dumb terminal rounds with (int)(x + 0.5) with
+ * y upwards.
+ */
 static void draw_line(struct canvas *c, int c0, int l0, int c1, int l1)
 {
-	int dc = abs(c1 - c0), dl = -abs(l1 - l0);
-	int sc = c0 < c1 ? 1 : -1, sl = l0 < l1 ? 1 : -1;
-	int e = dc + dl;
+	int dc = c1 - c0, dl = l1 - l0, n = abs(dc) > abs(dl) ? abs(dc) : abs(dl), k;
 
-	while (c0 != c1 || l0 != l1) {
-		int e2 = 2 * e;
+	for (k = 1; k < n; k++) {
+		/* lines count downwards: half a row up is half a line less */
+		int col = c0 + floor_div(2 * dc * k + n, 2 * n);
+		int line = l0 - floor_div(n - 2 * dl * k, 2 * n);
 
-		if (e2 >= dl) {
-			e += dl;
-			c0 += sc;
-		}
-		if (e2 <= dc) {
-			e += dc;
-			l0 += sl;
-		}
-		if ((c0 != c1 || l0 != l1) && c->cell[l0][c0] == ' ')
-			c->cell[l0][c0] = '.';
+		if (c->cell[line][col] == ' ')
+			c->cell[line][col] = '.';
 	}
 }
 
@@ -399,7 +435,7 @@ static void draw_samples(struct canvas *c, const struct yaxis *ax,
 	for (i = 0; i < nr_good; i++)
 		c->cell[y_line(ax, good[i])][x_column(c, i)] = '+';
 	for (i = 0; i < nr_bad; i++)
-		c->cell[y_line(ax, bad[i])][x_column(c, nr_good + i)] = 'O';
+		c->cell[y_line(ax, bad[i])][x_column(c, i)] = 'O';
 }
 
 static int check_samples(const double *v, size_t nr, const char *name, struct buf *err)
@@ -421,7 +457,7 @@ int plot_render(struct buf *out, const char *title,
 	char text[PLOT_HEIGHT * (PLOT_WIDTH + 1)];
 	double centre, half;
 	size_t len = 0;
-	int line, flat, sign;
+	int line;
 
 	if (!nr_good && !nr_bad)
 		return err_set(err, "no samples to plot");
@@ -431,16 +467,14 @@ int plot_render(struct buf *out, const char *title,
 	    check_samples(bad, nr_bad, "bad", err) < 0)
 		return -1;
 
-	y_range(good, nr_good, bad, nr_bad, &centre, &half, &flat, &sign);
-	y_step(&ax, centre, half, flat, sign);
+	y_range(good, nr_good, bad, nr_bad, &centre, &half);
+	y_ticks(&ax, centre, half);
 	y_labels(&ax);
 
 	memset(c.cell, ' ', sizeof(c.cell));
-	c.left = ax.width + 3;
-	c.nr = nr_good + nr_bad;
+	c.nr_x = nr_good > nr_bad ? nr_good : nr_bad;
 	draw_title(&c, title);
 	draw_frame(&c, &ax);
-	draw_x_ticks(&c);
 	draw_samples(&c, &ax, good, nr_good, bad, nr_bad);
 
 	for (line = 0; line < PLOT_HEIGHT; line++) {
