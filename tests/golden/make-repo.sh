@@ -62,3 +62,17 @@ Revert the previous change because it broke the build
 
 Signed-off-by: José Müller <jose@example.org>
 MSG
+
+# The legacy golden case (seed 002 of ../shared: a 2018 pxz report).
+commit legacy-base 'Fixture' 'fixture@example.org' 1767228000 <<'MSG'
+- A stable fix for DM integrity to use kvfree.
+
+Fixture base commit of the legacy case.
+MSG
+commit legacy-head 'Mel Gorman' 'mgorman@techsingularity.net' 1767228600 <<'MSG'
+Revert "sched/numa: Delay retrying placement for automatic NUMA balance after wake_affine()"
+
+Fixture head commit of the legacy case: the subject of seed 002's commit.
+
+Signed-off-by: Mel Gorman <mgorman@techsingularity.net>
+MSG
