@@ -1108,3 +1108,26 @@ const char *report_kind_name(enum report_kind k)
 		return NULL;
 	}
 }
+
+int report_merge(struct report *into, struct report *more, struct buf *err)
+{
+	size_t i;
+
+	if (into->nr_tests + more->nr_tests > REPORT_MAX_TESTS)
+		return err_set(err, "%s and %s: together more than REPORT_MAX_TESTS (%d) tests",
+			       into->name, more->name, REPORT_MAX_TESTS);
+	into->tests = xrealloc(into->tests, (into->nr_tests + more->nr_tests) * sizeof(*into->tests));
+	for (i = 0; i < more->nr_tests; i++) {
+		struct report_test *t = &more->tests[i];
+
+		/* keep the base and kind each test was given in its own file */
+		if (!t->base)
+			t->base = xstrdup(more->base);
+		if (i == 0 && t->kind == REPORT_KIND_UNSET)
+			t->kind = more->kind;
+		into->tests[into->nr_tests++] = *t;
+	}
+	more->nr_tests = 0;
+	report_free(more);
+	return 0;
+}

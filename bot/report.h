@@ -137,6 +137,14 @@ int report_load_file(const char *path, struct report **out, struct buf *err);
 
 void report_free(struct report *r);
 
+/*
+ * Coalescing: appends the tests of `more` (a comparison of the same head
+ * commit) to `into`, taking them over, and frees `more`.  Each moved test
+ * keeps the base and kind its own file gave it.  -1 (nothing changed,
+ * `more` not freed) when the result would pass REPORT_MAX_TESTS.
+ */
+int report_merge(struct report *into, struct report *more, struct buf *err);
+
 /* The tree's name (before '/'), copied into out. */
 void report_tree_name(const struct report *r, struct buf *out);
 

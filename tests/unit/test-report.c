@@ -841,6 +841,31 @@ static void load_file_names_the_file(void **state)
 	buf_release(&want);
 }
 
+/* Coalescing moves tests over with the base and kind their file gave. */
+static void merge_keeps_bases_and_kinds(void **state)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT, err = BUF_INIT;
+	struct report *into, *more;
+
+	(void)state;
+	edit(&a, min, "'tests'", "'kind': 'regression', 'tests'");
+	edit(&b, min, "'base': 'abcd'", "'base': 'v1.0', 'kind': 'improvement'");
+	assert_int_equal(load(a.data, a.len, &into, &err), 0);
+	assert_int_equal(load(b.data, b.len, &more, &err), 0);
+	assert_int_equal(report_merge(into, more, &err), 0);
+	assert_int_equal(into->nr_tests, 2);
+	assert_null(into->tests[0].base);
+	assert_string_equal(report_test_base(into, &into->tests[0]), "abcd");
+	assert_string_equal(report_test_base(into, &into->tests[1]), "v1.0");
+	assert_int_equal(into->tests[0].kind, REPORT_KIND_UNSET);
+	assert_int_equal(into->kind, REPORT_KIND_REGRESSION);
+	assert_int_equal(into->tests[1].kind, REPORT_KIND_IMPROVEMENT);
+	report_free(into);
+	buf_release(&a);
+	buf_release(&b);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -854,6 +879,7 @@ int main(void)
 		cmocka_unit_test(side_statistics),
 		cmocka_unit_test(helpers),
 		cmocka_unit_test(load_file_names_the_file),
+		cmocka_unit_test(merge_keeps_bases_and_kinds),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
