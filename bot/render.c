@@ -31,6 +31,9 @@ void rendered_release(struct rendered *r)
 	free(r->message_id);
 	free(r->subject);
 	free(r->identity);
+	for (size_t i = 0; i < r->nr_references; i++)
+		free(r->references[i]);
+	free(r->references);
 	recipients_release(&r->rcpt);
 	buf_release(&r->notes);
 	buf_release(&r->mail);
@@ -80,6 +83,17 @@ static int resolve_kind(const struct config *cfg, const struct report *r, size_t
 	else
 		*out = REPORT_KIND_REGRESSION;
 	return 0;
+}
+
+/* A follow-up's References: the report's own, then the report. */
+static void followup_references(struct rendered *out, const struct render_parent *p)
+{
+	size_t i;
+
+	out->references = xcalloc(p->nr_references + 1, sizeof(*out->references));
+	for (i = 0; i < p->nr_references; i++)
+		out->references[out->nr_references++] = xstrdup(p->references[i]);
+	out->references[out->nr_references++] = xstrdup(p->message_id);
 }
 
 static const char *domain_of(const char *email)
@@ -168,6 +182,8 @@ int render_report(struct render_env *env, const struct render_request *req,
 
 	date_format_stamp(&stamp, req->created, cfg->timezone);
 	render_identity(&id, r, f.head.id);
+	if (req->parent)
+		buf_addf(&id, "followup %d of %s\n", req->parent->number, req->parent->message_id);
 	out->identity = xstrdup(id.data);
 	if (req->message_id) {
 		if (message_check_id(req->message_id, err) < 0)
@@ -183,8 +199,15 @@ int render_report(struct render_env *env, const struct render_request *req,
 	}
 
 	compare_format_percent(&percent, compare_metric_change(&r->tests[0].metrics[r->tests[0].headline_index]));
-	message_subject(&subject, r->tree, f.head.subject, f.head.id, r->tests[0].headline,
-			percent.data, report_kind_name(f.kinds[0]));
+	if (req->parent) {
+		if (strncmp(req->parent->subject, "Re: ", 4))
+			buf_adds(&subject, "Re: ");
+		buf_adds(&subject, req->parent->subject);
+		followup_references(out, req->parent);
+	} else {
+		message_subject(&subject, r->tree, f.head.subject, f.head.id, r->tests[0].headline,
+				percent.data, report_kind_name(f.kinds[0]));
+	}
 	out->subject = xstrdup(subject.data);
 	if (recipients_build(cfg, tree.data, &f.head, &out->rcpt, &out->notes, err) < 0) {
 		err_prefix(err, "%s: ", r->name);
@@ -200,12 +223,13 @@ int render_report(struct render_env *env, const struct render_request *req,
 	vf.date_stamp = stamp.data;
 	vf.repo_url = repo_url;
 	vf.subject = out->subject;
+	vf.parent_message_id = req->parent ? req->parent->message_id : NULL;
 	if (view_build(&vf, &view, err) < 0) {
 		err_prefix(err, "%s: ", r->name);
 		goto done;
 	}
-	if (template_set_get(env->templates, req->template_name ? req->template_name : cfg->template_name,
-			     &tmpl, err) < 0 ||
+	if (template_set_get(env->templates, req->template_name ? req->template_name :
+			     req->parent ? "followup" : cfg->template_name, &tmpl, err) < 0 ||
 	    template_render(env->templates, tmpl, view, &topt, &body, err) < 0)
 		goto done;
 
@@ -219,6 +243,11 @@ int render_report(struct render_env *env, const struct render_request *req,
 	mf.date = req->created;
 	mf.zone = cfg->timezone;
 	mf.message_id = out->message_id;
+	if (req->parent) {
+		mf.in_reply_to = req->parent->message_id;
+		mf.references = (const char *const *)out->references;
+		mf.nr_references = out->nr_references;
+	}
 	if (message_build(&out->mail, &mf, body.data, body.len, err) < 0) {
 		err_prefix(err, "%s: ", r->name);
 		goto done;

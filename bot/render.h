@@ -25,16 +25,29 @@ struct render_env {
 	struct template_set *templates;
 };
 
+/* The report a follow-up belongs to (DESIGN.md §5: a comparison for a head
+ * commit already reported becomes a follow-up in that thread). */
+struct render_parent {
+	const char *message_id;		/* the report's, without <> */
+	const char *subject;		/* the report's Subject */
+	const char *const *references;	/* the report's References, oldest first */
+	size_t nr_references;
+	int number;			/* 1 for the first follow-up, 2 ... */
+};
+
 struct render_request {
 	const struct report *report;
 	int64_t created;		/* the report's creation time (Date, Message-ID) */
 	const char *message_id;		/* forced (without <>), or NULL to mint one */
-	const char *template_name;	/* NULL: perfbot.template */
+	const char *template_name;	/* NULL: perfbot.template ("followup" for follow-ups) */
+	const struct render_parent *parent;	/* NULL: a new report */
 };
 
 struct rendered {
 	char *message_id;	/* without <> */
 	char *subject;		/* decoded */
+	char **references;	/* a follow-up's References (oldest first) */
+	size_t nr_references;
 	char *identity;		/* the text the Message-ID hash is taken of */
 	struct recipients rcpt;
 	struct buf notes;	/* lines worth a -v mention (skipped trailers, ...) */

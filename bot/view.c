@@ -216,6 +216,8 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err)
 	*out = NULL;
 	value_object_set_string(v, "message_id", f->message_id);
 	value_object_set_string(v, "subject", f->subject);
+	value_object_set(v, "parent", f->parent_message_id ? value_new_string(f->parent_message_id)
+							   : value_new_bool(0));
 	value_object_set_string(v, "from", cfg->from);
 	value_object_set_string(v, "reported_by", cfg->reported_by);
 	value_object_set_string(v, "closes_url", cfg->closes_url);

@@ -24,6 +24,7 @@ struct view_facts {
 	const char *date_stamp;			/* "YYYYMMDDhhmm" of the Message-ID */
 	const char *repo_url;			/* the report's or the tree's */
 	const char *subject;			/* the mail's Subject (decoded) */
+	const char *parent_message_id;		/* a follow-up's report, or NULL */
 };
 
 /*
