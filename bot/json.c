@@ -9,8 +9,44 @@
 
 #define MAX_SAFE_INTEGER ((json_int_t)1 << 53)
 
+void json_quote(struct buf *out, const char *s, size_t len, size_t max)
+{
+	int cut = 0;
+
+	if (len > max) {
+		len = max;
+		while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+		cut = 1;
+	}
+	value_write_json_string(out, s, len);
+	if (cut) {
+		buf_truncate(out, out->len - 1);
+		buf_adds(out, "...\"");
+	}
+}
+
+static int plain_key(const char *key)
+{
+	const char *p;
+
+	if (!*key)
+		return 0;
+	for (p = key; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+			return 0;
+	return 1;
+}
+
 void json_path_key(struct buf *path, const char *key)
 {
+	if (!plain_key(key)) {
+		buf_addc(path, '[');
+		json_quote(path, key, strlen(key), JSON_QUOTE_MAX);
+		buf_addc(path, ']');
+		return;
+	}
 	if (path->len)
 		buf_addc(path, '.');
 	buf_adds(path, key);

@@ -30,8 +30,17 @@ int json_parse(const char *text, size_t len, const char *name,
 /* Reads and parses a file (at most JSON_MAX_BYTES); path "-" reads stdin. */
 int json_parse_file(const char *path, struct value **out, struct buf *err);
 
-/* Appends a JSON path element: ".key" (or "key" at the root) or "[i]". */
+/* Outside text quoted in a message is cut after this many bytes. */
+#define JSON_QUOTE_MAX 80
+
+/* Appends a JSON path element: ".key" (or "key" at the root) for keys of
+ * [A-Za-z0-9_-], else ["key"] quoted and escaped (keys come from outside:
+ * a newline or escape sequence must not reach a message), or "[i]". */
 void json_path_key(struct buf *path, const char *key);
 void json_path_index(struct buf *path, size_t i);
+
+/* Appends s as a JSON string literal, cut at a character boundary after
+ * max bytes with "..." so that huge outside text cannot flood a message. */
+void json_quote(struct buf *out, const char *s, size_t len, size_t max);
 
 #endif

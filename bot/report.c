@@ -43,9 +43,6 @@
 #include "xalloc.h"
 #include "banned.h"
 
-/* The longest piece of an untrusted key or value quoted in a message. */
-#define QUOTE_MAX 80
-
 struct ctx {
 	const char *name;	/* for messages */
 	struct buf path;	/* JSON path of the value being checked */
@@ -58,51 +55,6 @@ enum {
 	TAB_OK = 4,		/* TAB is fine (params values) */
 	NO_SPACE = 8,		/* no ' ' */
 };
-
-/* Appends s as a JSON string literal, cut (at a character boundary) after
- * max bytes with "..." so that a huge key cannot flood a message. */
-static void quote(struct buf *out, const char *s, size_t len, size_t max)
-{
-	int cut = 0;
-
-	if (len > max) {
-		len = max;
-		while (len && ((unsigned char)s[len] & 0xc0) == 0x80)
-			len--;
-		cut = 1;
-	}
-	value_write_json_string(out, s, len);
-	if (cut) {
-		buf_truncate(out, out->len - 1);
-		buf_adds(out, "...\"");
-	}
-}
-
-static int plain_key(const char *key)
-{
-	const char *p;
-
-	if (!*key)
-		return 0;
-	for (p = key; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
-			return 0;
-	return 1;
-}
-
-/* ".key" for plain keys, else "[\"key\"]" (any key may come from outside,
- * and metric names hold dots). */
-static void path_key(struct buf *path, const char *key)
-{
-	if (plain_key(key)) {
-		json_path_key(path, key);
-		return;
-	}
-	buf_addc(path, '[');
-	quote(path, key, strlen(key), QUOTE_MAX);
-	buf_addc(path, ']');
-}
 
 static int fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct ctx *c, const char *fmt, ...)
@@ -143,7 +95,7 @@ static int check_keys(struct ctx *c, const struct value *obj, const char *const 
 			continue;
 		for (j = 0; allowed[j]; j++)
 			buf_addf(&list, "%s%s", j ? ", " : "", allowed[j]);
-		path_key(&c->path, key);
+		json_path_key(&c->path, key);
 		fail(c, "unknown key; expected one of: %s (keys starting with \"x-\" are ignored)",
 		     list.data);
 		buf_release(&list);
@@ -223,7 +175,7 @@ static int enter(struct ctx *c, const struct value *obj, const char *key, unsign
 	*out = value_object_get(obj, key);
 	if (!*out && (flags & OPTIONAL))
 		return 1;
-	path_key(&c->path, key);
+	json_path_key(&c->path, key);
 	if (!*out)
 		return fail(c, "required key is missing");
 	return 0;
@@ -379,7 +331,7 @@ static int get_rev(struct ctx *c, const struct value *obj, const char *key, unsi
 	if (!is_hex_id(v->str) && (why = ref_problem(v->str))) {
 		struct buf q = BUF_INIT;
 
-		quote(&q, v->str, v->len, QUOTE_MAX);
+		json_quote(&q, v->str, v->len, JSON_QUOTE_MAX);
 		fail(c, "%s is neither a commit id (4 to 40 hex digits) nor a valid tag name: %s",
 		     q.data, why);
 		buf_release(&q);
@@ -753,7 +705,7 @@ static int parse_params(struct ctx *c, const struct value *test, struct report_t
 
 		key.str = v->keys[i];
 		key.len = strlen(v->keys[i]);
-		path_key(&c->path, v->keys[i]);
+		json_path_key(&c->path, v->keys[i]);
 		if (!key.len)
 			return fail(c, "a param name must not be empty");
 		if (check_string(c, &key, 0) < 0)
@@ -800,7 +752,7 @@ static int parse_samples(struct ctx *c, const struct value *test, struct report_
 
 		if (is_extension(v->keys[i]))
 			continue;
-		path_key(&c->path, v->keys[i]);
+		json_path_key(&c->path, v->keys[i]);
 		entry = c->path.len;
 		/* mark is the test's path */
 		if (!find_name(idx, t->nr_metrics, v->keys[i]))
@@ -862,7 +814,7 @@ static int parse_test(struct ctx *c, const struct value *v, struct report_test *
 		struct buf q = BUF_INIT;
 		size_t mark = c->path.len;
 
-		quote(&q, t->headline, strlen(t->headline), QUOTE_MAX);
+		json_quote(&q, t->headline, strlen(t->headline), JSON_QUOTE_MAX);
 		json_path_key(&c->path, "headline");
 		fail(c, "%s names no row of %.*s.metrics", q.data, (int)mark, c->path.data);
 		buf_release(&q);
@@ -956,7 +908,7 @@ static int check_tree(struct ctx *c, const struct report *r)
 	    !slash[1] || strchr(slash, ' ')) {
 		struct buf q = BUF_INIT;
 
-		quote(&q, r->tree, strlen(r->tree), QUOTE_MAX);
+		json_quote(&q, r->tree, strlen(r->tree), JSON_QUOTE_MAX);
 		json_path_key(&c->path, "tree");
 		fail(c, "%s must be NAME/BRANCH, like \"linus/master\": NAME of letters, digits, "
 		     "'.', '_' or '-', BRANCH not empty and without spaces", q.data);
