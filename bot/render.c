@@ -183,7 +183,8 @@ int render_report(struct render_env *env, const struct render_request *req,
 	date_format_stamp(&stamp, req->created, cfg->timezone);
 	render_identity(&id, r, f.head.id);
 	if (req->parent)
-		buf_addf(&id, "followup %d of %s\n", req->parent->number, req->parent->message_id);
+		buf_addf(&id, "followup of %s at %lld\n", req->parent->message_id,
+			 (long long)req->created);
 	out->identity = xstrdup(id.data);
 	if (req->message_id) {
 		if (message_check_id(req->message_id, err) < 0)

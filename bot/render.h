@@ -32,7 +32,6 @@ struct render_parent {
 	const char *subject;		/* the report's Subject */
 	const char *const *references;	/* the report's References, oldest first */
 	size_t nr_references;
-	int number;			/* 1 for the first follow-up, 2 ... */
 };
 
 struct render_request {

@@ -317,7 +317,7 @@ void commit_info_release(struct commit_info *ci)
 	memset(ci, 0, sizeof(*ci));
 }
 
-void repo_hash8(struct buf *out, const char *text, size_t len)
+void repo_hash_hex(struct buf *out, const char *text, size_t len)
 {
 	git_oid oid;
 	char hex[GIT_OID_HEXSZ + 1];
@@ -326,5 +326,14 @@ void repo_hash8(struct buf *out, const char *text, size_t len)
 	git_odb_hash(&oid, text, len, GIT_OBJECT_BLOB);
 	git_libgit2_shutdown();
 	git_oid_tostr(hex, sizeof(hex), &oid);
-	buf_add(out, hex, 8);
+	buf_adds(out, hex);
+}
+
+void repo_hash8(struct buf *out, const char *text, size_t len)
+{
+	struct buf hex = BUF_INIT;
+
+	repo_hash_hex(&hex, text, len);
+	buf_add(out, hex.data, 8);
+	buf_release(&hex);
 }

@@ -49,8 +49,9 @@ void repo_free(struct repo *r);
 int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struct buf *err);
 void commit_info_release(struct commit_info *ci);
 
-/* Appends the first 8 hex digits of the SHA-1 git gives text as a blob
- * (what `git hash-object --stdin` prints for it). */
+/* Appends the 40 hex digits of the SHA-1 git gives text as a blob (what
+ * `git hash-object --stdin` prints for it); repo_hash8() the first 8. */
+void repo_hash_hex(struct buf *out, const char *text, size_t len);
 void repo_hash8(struct buf *out, const char *text, size_t len);
 
 #endif
