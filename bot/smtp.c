@@ -1,0 +1,860 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libetpan/libetpan.h>
+
+#include "buf.h"
+#include "header.h"
+#include "smtp.h"
+#include "tls.h"
+#include "xalloc.h"
+#include "banned.h"
+
+/*
+ * libetpan 1.9.4 exports these but leaves them out of its headers.  They
+ * are the only way to say EHLO with a name of our choosing:
+ * mailesmtp_ehlo() always sends gethostname(), which a relay may refuse.
+ */
+int mailsmtp_send_command(mailsmtp *session, char *command);
+int mailsmtp_read_response(mailsmtp *session);
+int mailesmtp_parse_ehlo(mailsmtp *session);
+
+/* libetpan's command buffer (SMTP_STRING_SIZE in mailsmtp.c): longer
+ * commands are cut by snprintf and sent without their CRLF. */
+#define COMMAND_MAX 512
+
+/* response_code before a command: still there afterwards means nothing
+ * was read (the command could not be sent, or a local error). */
+#define NO_REPLY (-1)
+
+struct smtp_session {
+	mailsmtp *smtp;
+	char *server;		/* also SASL's server name and TLS's host name */
+	char *where;		/* "server:port" for messages */
+	int timeout;
+	int alive;		/* 0 once the connection was lost: no more commands */
+	struct buf *log;
+	struct timespec start;	/* when the current command was sent */
+	const char *command;	/* the current command's verb, for messages */
+};
+
+const char *smtp_status_name(enum smtp_status status)
+{
+	switch (status) {
+	case SMTP_OK:
+		return "ok";
+	case SMTP_TEMPORARY:
+		return "temporary";
+	case SMTP_PERMANENT:
+		return "permanent";
+	}
+	return "unknown";
+}
+
+/*
+ * SIGPIPE: libetpan writes with send(fd, ..., 0) and GnuTLS without
+ * MSG_NOSIGNAL, so a write to a connection the server dropped would kill
+ * the process.  Block it while libetpan runs and take a SIGPIPE that
+ * became pending, so the write just fails with EPIPE.
+ */
+static void sigpipe_block(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void sigpipe_restore(const sigset_t *old)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	if (!sigismember(old, SIGPIPE) && !sigpending(&pending) && sigismember(&pending, SIGPIPE))
+		while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* --- checks of what we are asked to send ------------------------------ */
+
+/* An envelope address: printable ASCII without space, '<' or '>'. */
+static int address_ok(const char *a, int may_be_empty, const char *what, struct buf *err)
+{
+	struct buf q = BUF_INIT;
+	size_t n = strlen(a);
+	const char *p;
+
+	for (p = a; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || *p == '<' || *p == '>')
+			break;
+	if (!*p && n <= SMTP_ADDRESS_MAX && (n || may_be_empty))
+		return 0;
+	header_quote_input(&q, a);
+	if (*p)
+		err_set(err, "%s %s: %s", what, q.data,
+			*p == '\r' || *p == '\n' ? "contains a line break" :
+			*p == '<' || *p == '>' ? "contains '<' or '>'" :
+			"contains a space, control or non-ASCII character");
+	else if (!n)
+		err_set(err, "%s is empty", what);
+	else
+		err_set(err, "%s %s: longer than %d octets", what, q.data, SMTP_ADDRESS_MAX);
+	buf_release(&q);
+	return -1;
+}
+
+/* A name that goes into a command line: printable ASCII without space. */
+static int word_ok(const char *s, size_t max, const char *what, struct buf *err)
+{
+	struct buf q = BUF_INIT;
+	const char *p;
+
+	for (p = s; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f)
+			break;
+	if (!*p && p != s && (size_t)(p - s) <= max)
+		return 0;
+	header_quote_input(&q, s);
+	err_set(err, "%s %s: %s", what, q.data,
+		p == s ? "is empty" :
+		*p ? "must be printable ASCII without spaces or line breaks" :
+		"is too long");
+	buf_release(&q);
+	return -1;
+}
+
+static int options_check(const struct smtp_options *o, struct buf *err)
+{
+	const char *p;
+
+	if (!o->server || word_ok(o->server, SMTP_HOST_MAX, "smtp server", err))
+		return o->server ? -1 : err_set(err, "no smtp server configured");
+	if (o->port < 1 || o->port > 65535)
+		return err_set(err, "smtp port %d is not in 1..65535", o->port);
+	if (o->timeout < 1 || o->timeout > SMTP_TIMEOUT_MAX)
+		return err_set(err, "smtp timeout %d is not in 1..%d seconds", o->timeout,
+			       SMTP_TIMEOUT_MAX);
+	if (o->encryption != SMTP_STARTTLS && o->encryption != SMTP_SSL &&
+	    o->encryption != SMTP_NONE)
+		return err_set(err, "unknown smtp encryption %d", (int)o->encryption);
+	if (o->helo_name && word_ok(o->helo_name, SMTP_HOST_MAX, "EHLO name", err))
+		return -1;
+	if (!o->user)
+		return 0;
+	if (word_ok(o->user, SMTP_USER_MAX, "smtp user", err))
+		return -1;
+	if (!o->password)
+		return err_set(err, "smtp user %s has no password", o->user);
+	/* Never quote the password in a message. */
+	if (strlen(o->password) > SMTP_PASSWORD_MAX)
+		return err_set(err, "the smtp password is longer than %d bytes", SMTP_PASSWORD_MAX);
+	for (p = o->password; *p; p++)
+		if (*p == '\r' || *p == '\n')
+			return err_set(err, "the smtp password contains a line break (the "
+				       "password file must hold it on one line)");
+	if (o->auth_mechanism && strcmp(o->auth_mechanism, "PLAIN") &&
+	    strcmp(o->auth_mechanism, "LOGIN"))
+		return err_set(err, "smtp auth mechanism %s: only PLAIN and LOGIN are supported",
+			       o->auth_mechanism);
+	return 0;
+}
+
+/* --- the log and the replies --------------------------------------------- */
+
+static void log_line(struct smtp_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void log_line(struct smtp_session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->log)
+		return;
+	va_start(ap, fmt);
+	buf_vaddf(s->log, fmt, ap);
+	va_end(ap);
+	buf_addc(s->log, '\n');
+}
+
+/*
+ * The text of the last reply, code stripped, lines joined with spaces,
+ * control and non-ASCII bytes as '?', at most SMTP_REPLY_MAX bytes (then
+ * ending in "[...]").  libetpan keeps it as "line\nline\n".
+ */
+static char *reply_text(const struct smtp_session *s)
+{
+	struct buf out = BUF_INIT;
+	const char *p = s->smtp->response ? s->smtp->response : "";
+	size_t n = strlen(p);
+
+	while (n && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+		n--;
+	for (; n; p++, n--) {
+		unsigned char c = (unsigned char)*p;
+
+		if (out.len >= SMTP_REPLY_MAX) {
+			buf_adds(&out, "[...]");
+			break;
+		}
+		if (c == '\n')
+			buf_addc(&out, ' ');
+		else if (c == '\r')
+			continue;
+		else
+			buf_addc(&out, c < 0x20 || c >= 0x7f ? '?' : (char)c);
+	}
+	return buf_detach(&out, NULL);
+}
+
+/* Before a command: log it, remember when and what, mark "no reply yet". */
+static void command_begin(struct smtp_session *s, const char *verb, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* fmt NULL: nothing to log (the greeting is read without a command). */
+static void command_begin(struct smtp_session *s, const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->log && fmt) {
+		buf_adds(s->log, "> ");
+		va_start(ap, fmt);
+		buf_vaddf(s->log, fmt, ap);
+		va_end(ap);
+		buf_addc(s->log, '\n');
+	}
+	s->command = verb;
+	s->smtp->response_code = NO_REPLY;
+	clock_gettime(CLOCK_MONOTONIC, &s->start);
+}
+
+/*
+ * After a command: the reply code, or 0 when none came (the connection is
+ * then lost: marked dead).  Logs the reply.
+ */
+static int command_end(struct smtp_session *s)
+{
+	int code = s->smtp->response_code;
+	char *text;
+
+	if (code <= 0) {
+		s->alive = 0;
+		log_line(s, "< (no reply)");
+		return 0;
+	}
+	text = reply_text(s);
+	log_line(s, "< %d %s", code, text);
+	free(text);
+	return code;
+}
+
+/* The status a reply code stands for (0: no reply). */
+static enum smtp_status code_status(int code)
+{
+	if (code >= 200 && code < 400)
+		return SMTP_OK;
+	if (code >= 500 && code < 600)
+		return SMTP_PERMANENT;
+	if (code >= 400 && code < 500)
+		return SMTP_TEMPORARY;
+	return code ? SMTP_PERMANENT : SMTP_TEMPORARY;
+}
+
+/*
+ * Sets err to "where: VERB refused: CODE text" or "where: no reply to VERB
+ * within N s" (then what, a hint, is appended) for a failed command, and
+ * returns its status.
+ */
+static enum smtp_status command_failed(struct smtp_session *s, int code, const char *then,
+				       struct buf *err)
+{
+	char *text;
+
+	if (!code) {
+		if (seconds_since(&s->start) >= s->timeout - 0.1)
+			err_set(err, "%s: no reply to %s within %d s (smtp.timeout)%s", s->where,
+				s->command, s->timeout, then);
+		else
+			err_set(err, "%s: connection lost at %s%s", s->where, s->command, then);
+		return SMTP_TEMPORARY;
+	}
+	text = reply_text(s);
+	err_set(err, "%s: %s refused: %d %s%s", s->where, s->command, code, text, then);
+	free(text);
+	return code_status(code);
+}
+
+/* --- connecting ---------------------------------------------------------- */
+
+static int addr_is_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
+			return in6->sin6_addr.s6_addr[12] == 127;
+		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+	}
+	return 0;
+}
+
+/* Connects one address within timeout seconds: the fd (blocking), or -1
+ * with errno set (ETIMEDOUT when no answer came). */
+static int connect_one(const struct addrinfo *ai, int timeout)
+{
+	struct pollfd pfd;
+	socklen_t len = sizeof(int);
+	int fd, r, e = 0;
+
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	r = connect(fd, ai->ai_addr, ai->ai_addrlen);
+	if (r < 0 && errno == EINPROGRESS) {
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		do {
+			r = poll(&pfd, 1, timeout * 1000);
+		} while (r < 0 && errno == EINTR);
+		if (r == 0)
+			e = ETIMEDOUT;
+		else if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+			e = errno;
+	} else if (r < 0) {
+		e = errno;
+	}
+	/* libetpan wants a blocking descriptor (its TLS handshake busy-loops
+	 * on a non-blocking one); the socket timeouts bound every call. */
+	if (!e && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		e = errno;
+	if (e) {
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static void socket_tune(int fd, int timeout)
+{
+	struct timeval tv = { timeout, 0 };
+	int one = 1;
+
+	/* Without it a mail larger than libetpan's 8 KB write buffer waits
+	 * ~40 ms: Nagle holds its second write until the server's delayed
+	 * ACK of the first (measured: 22 mails/s instead of 1,600). */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/*
+ * Resolves and connects.  For SMTP_NONE every address must be loopback,
+ * checked before connecting anywhere.  0 with *fd, or a status with a
+ * message.
+ */
+static enum smtp_status server_connect(struct smtp_session *s, const struct smtp_options *o,
+				       int *fd, struct buf *err)
+{
+	struct addrinfo hints, *res, *ai;
+	char port[8];
+	int r, e = 0;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_protocol = IPPROTO_TCP;
+	snprintf(port, sizeof(port), "%d", o->port);
+	r = getaddrinfo(o->server, port, &hints, &res);
+	if (r) {
+		err_set(err, "%s: cannot resolve %s: %s", s->where, o->server,
+			r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		return r == EAI_AGAIN || r == EAI_SYSTEM ? SMTP_TEMPORARY : SMTP_PERMANENT;
+	}
+	if (o->encryption == SMTP_NONE) {
+		for (ai = res; ai; ai = ai->ai_next) {
+			char host[NI_MAXHOST];
+
+			if (addr_is_loopback(ai->ai_addr))
+				continue;
+			if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0,
+					NI_NUMERICHOST))
+				snprintf(host, sizeof(host), "?");
+			err_set(err, "%s: smtp.encryption = none is only allowed to a loopback "
+				"server (127.0.0.0/8 or ::1), and %s%s%s is not one: use starttls "
+				"or ssl", s->where, o->server, strcmp(host, o->server) ? " at " : "",
+				strcmp(host, o->server) ? host : "");
+			freeaddrinfo(res);
+			return SMTP_PERMANENT;
+		}
+	}
+	*fd = -1;
+	for (ai = res; ai && *fd < 0; ai = ai->ai_next) {
+		*fd = connect_one(ai, o->timeout);
+		if (*fd < 0)
+			e = errno;
+	}
+	freeaddrinfo(res);
+	if (*fd < 0) {
+		if (e == ETIMEDOUT)
+			err_set(err, "%s: no answer to connect within %d s (smtp.timeout)", s->where,
+				o->timeout);
+		else
+			err_set(err, "%s: cannot connect: %s", s->where, strerror(e));
+		return SMTP_TEMPORARY;
+	}
+	socket_tune(*fd, o->timeout);
+	return SMTP_OK;
+}
+
+/* --- the session --------------------------------------------------------- */
+
+/* Closes without a word to the server (after a loss, or when the server
+ * must not get anything more: a refused certificate). */
+static void session_free(struct smtp_session *s)
+{
+	if (!s)
+		return;
+	if (s->smtp) {
+		if (s->smtp->stream)
+			mailstream_close(s->smtp->stream);
+		s->smtp->stream = NULL;
+		mailsmtp_free(s->smtp);
+	}
+	free(s->server);
+	free(s->where);
+	free(s);
+}
+
+static enum smtp_status say_ehlo(struct smtp_session *s, const char *name, struct buf *err)
+{
+	struct buf cmd = BUF_INIT;
+	int code;
+
+	buf_addf(&cmd, "EHLO %s\r\n", name);
+	command_begin(s, "EHLO", "EHLO %s", name);
+	if (mailsmtp_send_command(s->smtp, cmd.data) == 0)
+		mailsmtp_read_response(s->smtp);
+	buf_release(&cmd);
+	code = command_end(s);
+	if (code != 250)
+		return command_failed(s, code, "", err);
+	mailesmtp_parse_ehlo(s->smtp);
+	return SMTP_OK;
+}
+
+static enum smtp_status verify(struct smtp_session *s, mailstream *stream,
+			       const struct smtp_options *o, struct buf *err)
+{
+	if (tls_verify_stream(stream, s->server, o->ca_file, err)) {
+		err_prefix(err, "%s: ", s->where);
+		log_line(s, "* TLS certificate refused; closing without another word");
+		return SMTP_PERMANENT;
+	}
+	log_line(s, "* TLS certificate of %s verified%s%s", s->server,
+		 o->ca_file ? " with " : "", o->ca_file ? o->ca_file : "");
+	return SMTP_OK;
+}
+
+static enum smtp_status starttls(struct smtp_session *s, const struct smtp_options *o,
+				 struct buf *err)
+{
+	int r, code;
+
+	if (!(s->smtp->esmtp & MAILSMTP_ESMTP_STARTTLS)) {
+		err_set(err, "%s: the server does not offer STARTTLS; not sending without TLS "
+			"(smtp.encryption = starttls)", s->where);
+		return SMTP_PERMANENT;
+	}
+	command_begin(s, "STARTTLS", "STARTTLS");
+	r = mailsmtp_socket_starttls_with_callback(s->smtp, tls_stream_setup, s->server);
+	code = command_end(s);
+	if (code != 220)
+		return command_failed(s, code, "", err);
+	if (r == MAILSMTP_NO_ERROR)
+		return verify(s, s->smtp->stream, o, err);
+	/* The 220 came but TLS did not start: the connection is unusable. */
+	s->alive = 0;
+	if (s->smtp->stream && s->smtp->stream->read_buffer_len) {
+		err_set(err, "%s: the server sent more after its 220 reply to STARTTLS "
+			"(a response injection?); not continuing", s->where);
+		return SMTP_PERMANENT;
+	}
+	if (seconds_since(&s->start) >= s->timeout - 0.1)
+		err_set(err, "%s: TLS handshake not done within %d s (smtp.timeout)", s->where,
+			s->timeout);
+	else
+		err_set(err, "%s: TLS handshake failed after STARTTLS; not sending without TLS",
+			s->where);
+	return SMTP_TEMPORARY;
+}
+
+static enum smtp_status authenticate(struct smtp_session *s, const struct smtp_options *o,
+				     struct buf *err)
+{
+	const char *mech = o->auth_mechanism ? o->auth_mechanism : "PLAIN";
+	int flag = strcmp(mech, "LOGIN") ? MAILSMTP_AUTH_PLAIN : MAILSMTP_AUTH_LOGIN;
+	int r, code;
+
+	if (!(s->smtp->auth & flag)) {
+		err_set(err, "%s: the server does not offer AUTH %s%s", s->where, mech,
+			s->smtp->auth & (MAILSMTP_AUTH_PLAIN | MAILSMTP_AUTH_LOGIN) ? "" :
+			" (nor any mechanism perfbot uses)");
+		return SMTP_PERMANENT;
+	}
+	/* Only the mechanism is logged: the exchange carries the password. */
+	command_begin(s, "AUTH", "AUTH %s (credentials not logged)", mech);
+	r = mailesmtp_auth_sasl(s->smtp, mech, s->server, NULL, NULL, NULL, o->user,
+				o->password, NULL);
+	if (s->smtp->response_code == NO_REPLY && r != MAILSMTP_ERROR_STREAM) {
+		log_line(s, "< (nothing sent: SASL failed)");
+		err_set(err, "%s: Cyrus SASL cannot start AUTH %s (is libsasl2-modules "
+			"installed?)", s->where, mech);
+		return SMTP_PERMANENT;
+	}
+	code = command_end(s);
+	if (code == 235 && r == MAILSMTP_NO_ERROR)
+		return SMTP_OK;
+	if (code == 334) {
+		/* SASL gave up in the middle: the server still waits for a line. */
+		s->alive = 0;
+		err_set(err, "%s: AUTH %s failed in the middle of the exchange", s->where, mech);
+		return SMTP_PERMANENT;
+	}
+	return command_failed(s, code, code == 535 ?
+			      " (check smtp.user and smtp.passwordFile)" : "", err);
+}
+
+static enum smtp_status session_open(struct smtp_session *s, const struct smtp_options *o,
+				     struct buf *err)
+{
+	mailstream *stream;
+	enum smtp_status st;
+	int fd, code;
+
+	/* libetpan's plain reads and writes take their timeout from here. */
+	mailstream_network_delay.tv_sec = o->timeout;
+	mailstream_network_delay.tv_usec = 0;
+
+	st = server_connect(s, o, &fd, err);
+	if (st)
+		return st;
+	s->smtp = mailsmtp_new(0, NULL);
+	if (!s->smtp) {
+		close(fd);
+		err_set(err, "out of memory");
+		return SMTP_TEMPORARY;
+	}
+	mailsmtp_set_timeout(s->smtp, o->timeout);
+	log_line(s, "* connected to %s", s->where);
+
+	clock_gettime(CLOCK_MONOTONIC, &s->start);
+	if (o->encryption == SMTP_SSL) {
+		s->command = "the TLS handshake";
+		stream = mailstream_ssl_open_with_callback_timeout(fd, o->timeout,
+								    tls_stream_setup, s->server);
+		if (!stream) {
+			close(fd);
+			if (seconds_since(&s->start) >= s->timeout - 0.1)
+				err_set(err, "%s: TLS handshake not done within %d s (smtp.timeout)",
+					s->where, s->timeout);
+			else
+				err_set(err, "%s: TLS handshake failed (smtp.encryption = ssl: is "
+					"this port for implicit TLS?)", s->where);
+			return SMTP_TEMPORARY;
+		}
+		st = verify(s, stream, o, err);
+		if (st) {
+			mailstream_close(stream);
+			return st;
+		}
+	} else {
+		stream = mailstream_socket_open_timeout(fd, o->timeout);
+		if (!stream) {
+			close(fd);
+			err_set(err, "out of memory");
+			return SMTP_TEMPORARY;
+		}
+	}
+
+	s->alive = 1;
+	command_begin(s, "the greeting", NULL);
+	/* On any reply but 220 libetpan closes the stream itself. */
+	mailsmtp_connect(s->smtp, stream);
+	code = command_end(s);
+	if (code != 220) {
+		s->alive = 0;
+		return command_failed(s, code, "", err);
+	}
+
+	st = say_ehlo(s, o->helo_name ? o->helo_name : "localhost", err);
+	if (st)
+		return st;
+	if (o->encryption == SMTP_STARTTLS) {
+		st = starttls(s, o, err);
+		if (st) {
+			s->alive = 0;
+			return st;
+		}
+		st = say_ehlo(s, o->helo_name ? o->helo_name : "localhost", err);
+		if (st)
+			return st;
+	}
+	if (o->user)
+		return authenticate(s, o, err);
+	return SMTP_OK;
+}
+
+int smtp_open(const struct smtp_options *o, struct smtp_session **out, struct buf *err)
+{
+	struct smtp_session *s;
+	struct buf where = BUF_INIT;
+	enum smtp_status st;
+	sigset_t old;
+
+	*out = NULL;
+	if (options_check(o, err))
+		return SMTP_PERMANENT;
+	s = xcalloc(1, sizeof(*s));
+	s->server = xstrdup(o->server);
+	if (strchr(o->server, ':'))
+		buf_addf(&where, "[%s]:%d", o->server, o->port);
+	else
+		buf_addf(&where, "%s:%d", o->server, o->port);
+	s->where = buf_detach(&where, NULL);
+	s->timeout = o->timeout;
+	s->log = o->log;
+
+	sigpipe_block(&old);
+	st = session_open(s, o, err);
+	if (st) {
+		/* QUIT only when the session is alive: after a refused
+		 * certificate, or a failed STARTTLS, the server gets nothing. */
+		if (s->alive && s->smtp->stream) {
+			log_line(s, "> QUIT");
+			mailsmtp_quit(s->smtp);
+		}
+		session_free(s);
+	} else {
+		*out = s;
+	}
+	sigpipe_restore(&old);
+	return st;
+}
+
+int smtp_alive(const struct smtp_session *s)
+{
+	return s && s->alive;
+}
+
+void smtp_close(struct smtp_session *s)
+{
+	sigset_t old;
+
+	if (!s)
+		return;
+	sigpipe_block(&old);
+	if (s->alive && s->smtp->stream) {
+		log_line(s, "> QUIT");
+		mailsmtp_quit(s->smtp);
+	}
+	session_free(s);
+	sigpipe_restore(&old);
+}
+
+/* --- one mail ------------------------------------------------------------ */
+
+void smtp_result_release(struct smtp_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr_rcpt; i++) {
+		free(res->rcpt[i].address);
+		free(res->rcpt[i].reply);
+	}
+	free(res->rcpt);
+	free(res->reply);
+	memset(res, 0, sizeof(*res));
+}
+
+/* Records the reply just read as the result's final one. */
+static void result_reply(struct smtp_session *s, struct smtp_result *res, int code)
+{
+	free(res->reply);
+	res->code = code;
+	res->reply = code ? reply_text(s) : NULL;
+}
+
+static int message_check(const char *mail, size_t *len, struct buf *err)
+{
+	const char *nul = memchr(mail, '\0', *len);
+
+	if (nul)
+		return err_set(err, "the message has a NUL byte at offset %zu",
+			       (size_t)(nul - mail));
+	/* libetpan ends the data with CRLF.CRLF itself. */
+	if (*len >= 2 && mail[*len - 2] == '\r' && mail[*len - 1] == '\n')
+		*len -= 2;
+	else if (*len && (mail[*len - 1] == '\n' || mail[*len - 1] == '\r'))
+		*len -= 1;
+	if (!*len)
+		return err_set(err, "the message is empty");
+	return 0;
+}
+
+static enum smtp_status reset(struct smtp_session *s, enum smtp_status st)
+{
+	if (!s->alive)
+		return st;
+	command_begin(s, "RSET", "RSET");
+	mailsmtp_reset(s->smtp);
+	/* libetpan reports success whatever the reply; only a loss matters,
+	 * and the next MAIL FROM tells about the rest. */
+	command_end(s);
+	return st;
+}
+
+static enum smtp_status transaction(struct smtp_session *s, const char *from,
+				    const char *const *rcpt, size_t nr_rcpt,
+				    const char *mail, size_t len, struct smtp_result *res,
+				    struct buf *err)
+{
+	size_t size = mailstream_get_data_crlf_size(mail, len);
+	size_t i, accepted = 0, temporary = 0;
+	struct buf params = BUF_INIT;
+	int code;
+
+	/* Logged as libetpan writes it: RET and SIZE when the server offers
+	 * DSN and SIZE. */
+	if (s->smtp->esmtp & MAILSMTP_ESMTP_DSN)
+		buf_adds(&params, " RET=HDRS");
+	if (s->smtp->esmtp & MAILSMTP_ESMTP_SIZE)
+		buf_addf(&params, " SIZE=%zu", size);
+	command_begin(s, "MAIL FROM", "MAIL FROM:<%s>%s", from, params.data);
+	buf_release(&params);
+	mailesmtp_mail_size(s->smtp, from, 0, NULL, size);
+	code = command_end(s);
+	result_reply(s, res, code);
+	if (code / 100 != 2)
+		return reset(s, command_failed(s, code, "", err));
+
+	for (i = 0; i < nr_rcpt; i++) {
+		struct smtp_rcpt_result *r = &res->rcpt[i];
+
+		command_begin(s, "RCPT TO", "RCPT TO:<%s>", rcpt[i]);
+		mailesmtp_rcpt(s->smtp, rcpt[i], 0, NULL);
+		code = command_end(s);
+		if (!code) {
+			result_reply(s, res, 0);
+			return command_failed(s, code, "", err);
+		}
+		r->code = code;
+		r->reply = reply_text(s);
+		r->status = code_status(code);
+		if (r->status == SMTP_OK)
+			accepted++;
+		else if (r->status == SMTP_TEMPORARY)
+			temporary++;
+	}
+	if (!accepted) {
+		result_reply(s, res, code);
+		err_set(err, "%s: every recipient refused (%zu with a temporary reply); the "
+			"last: %d %s", s->where, temporary, code, res->reply);
+		return reset(s, temporary ? SMTP_TEMPORARY : SMTP_PERMANENT);
+	}
+
+	command_begin(s, "DATA", "DATA");
+	mailsmtp_data(s->smtp);
+	code = command_end(s);
+	result_reply(s, res, code);
+	if (code != 354)
+		return reset(s, command_failed(s, code, "", err));
+
+	command_begin(s, "the end of the message data", "(%zu bytes of message, then \".\")",
+		      len);
+	mailsmtp_data_message(s->smtp, mail, len);
+	code = command_end(s);
+	result_reply(s, res, code);
+	if (code / 100 == 2)
+		return SMTP_OK;
+	if (!code)
+		return command_failed(s, code,
+				      "; the message may or may not have been delivered", err);
+	return reset(s, command_failed(s, code, "", err));
+}
+
+int smtp_send(struct smtp_session *s, const char *env_from, const char *const *rcpt,
+	      size_t nr_rcpt, const char *mail, size_t len, struct smtp_result *res,
+	      struct buf *err)
+{
+	enum smtp_status st;
+	sigset_t old;
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	res->rcpt = xcalloc(nr_rcpt ? nr_rcpt : 1, sizeof(*res->rcpt));
+	res->nr_rcpt = nr_rcpt;
+	for (i = 0; i < nr_rcpt; i++)
+		res->rcpt[i].address = xstrdup(rcpt[i] ? rcpt[i] : "");
+
+	if (!s || !s->alive) {
+		st = SMTP_TEMPORARY;
+		err_set(err, "%s: the connection was lost earlier; nothing sent",
+			s ? s->where : "smtp");
+		goto out;
+	}
+	st = SMTP_PERMANENT;
+	if (!nr_rcpt) {
+		err_set(err, "no recipients");
+		goto out;
+	}
+	if (nr_rcpt > SMTP_RCPT_MAX) {
+		err_set(err, "%zu recipients, more than the %d allowed", nr_rcpt, SMTP_RCPT_MAX);
+		goto out;
+	}
+	if (address_ok(env_from, 1, "envelope sender", err))
+		goto out;
+	for (i = 0; i < nr_rcpt; i++)
+		if (address_ok(res->rcpt[i].address, 0, "recipient", err))
+			goto out;
+	if (message_check(mail, &len, err))
+		goto out;
+
+	sigpipe_block(&old);
+	st = transaction(s, env_from, rcpt, nr_rcpt, mail, len, res, err);
+	sigpipe_restore(&old);
+out:
+	/* Recipients not tried share the overall fate. */
+	for (i = 0; i < nr_rcpt; i++)
+		if (!res->rcpt[i].code)
+			res->rcpt[i].status = st;
+	res->status = st;
+	return st;
+}
