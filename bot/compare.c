@@ -29,34 +29,161 @@ double compare_metric_change(const struct report_metric *m)
 	return 100.0 * (head - base) / fabs(base);
 }
 
+/*
+ * The table's numbers are written without printf where that is safe:
+ * printf's float conversion is most of a report's rendering time.
+ * Writes v as printf's "%+*.*f" / "%*.*f" would (width w, prec digits,
+ * plus: force a sign) when the rounding is unambiguous; returns the length,
+ * or 0 when the caller must use printf (ties, large values). */
+static size_t fast_fixed(char *out, double v, int w, int prec, int plus)
+{
+	static const double scale[] = { 1, 10, 100 };
+	double x = fabs(v) * scale[prec], r, fr;
+	char tmp[40];
+	size_t n = 0, i, len;
+	unsigned long long u;
+	int neg = signbit(v) != 0;
+
+	if (!(x < 1e9))
+		return 0;	/* keeps the product's rounding error far below the tie window */
+	r = floor(x);
+	fr = x - r;
+	if (fabs(fr - 0.5) < 1e-6)
+		return 0;	/* near a tie: let printf decide exactly */
+	u = (unsigned long long)r + (fr > 0.5);
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+		if ((int)n == prec)
+			tmp[n++] = '.';
+	} while (u || (int)n <= prec + (prec > 0));
+	if (neg) {
+		/* printf prints -0.00 for negative values rounding to zero */
+		tmp[n++] = '-';
+	} else if (plus) {
+		tmp[n++] = '+';
+	}
+	len = n < (size_t)w ? (size_t)w : n;
+	for (i = 0; i < len - n; i++)
+		out[i] = ' ';
+	for (i = 0; i < n; i++)
+		out[len - n + i] = tmp[n - 1 - i];
+	return len;
+}
+
+static void add_fixed(struct buf *out, double v, int w, int prec, int plus)
+{
+	char tmp[48];
+	size_t n = fast_fixed(tmp, v, w, prec, plus);
+
+	if (n)
+		buf_add(out, tmp, n);
+	else
+		buf_addf(out, plus ? "%+*.*f" : "%*.*f", w, prec, v);
+}
+
+/* "%10.4g" for 1e8 < |v| < 1e22 (always the exponent form there), by
+ * hand when the rounding is unambiguous; 0 when printf must decide. */
+static size_t fast_g4(char *out, double v)
+{
+	double a = fabs(v), m, r, next = 1e9, unit = 1e5;	/* powers of ten below 1e23 are exact */
+	char tmp[24];
+	size_t n = 0, len, i;
+	int e = 8, digits[4], k, last;
+	unsigned u;
+
+	while (e < 21 && a >= next) {	/* next = 10^(e+1), unit = 10^(e-3) */
+		next *= 10;
+		unit *= 10;
+		e++;
+	}
+	if (e >= 21)
+		return 0;
+	m = a / unit;	/* 4 significant digits before the point: [1000, 10000) */
+	r = floor(m);
+	if (fabs(m - r - 0.5) < 1e-6 || m < 1000)
+		return 0;
+	u = (unsigned)r + (m - r > 0.5);
+	if (u >= 10000) {
+		u /= 10;
+		e++;
+	}
+	for (k = 3; k >= 0; k--) {
+		digits[k] = (int)(u % 10);
+		u /= 10;
+	}
+	for (last = 3; last > 0 && digits[last] == 0; last--)
+		;
+	if (signbit(v))
+		tmp[n++] = '-';
+	tmp[n++] = (char)('0' + digits[0]);
+	if (last > 0) {
+		tmp[n++] = '.';
+		for (k = 1; k <= last; k++)
+			tmp[n++] = (char)('0' + digits[k]);
+	}
+	tmp[n++] = 'e';
+	tmp[n++] = '+';
+	tmp[n++] = (char)('0' + e / 10);
+	tmp[n++] = (char)('0' + e % 10);
+	len = n < 10 ? 10 : n;
+	for (i = 0; i < len - n; i++)
+		out[i] = ' ';
+	memcpy(out + len - n, tmp, n);
+	return len;
+}
+
 void compare_format_value(struct buf *out, double v)
 {
 	double a = fabs(v);
 
-	if (a < 1000)
-		buf_addf(out, "%10.2f", v);
-	else if (a > 100000000)
-		buf_addf(out, "%10.4g", v);
-	else
-		buf_addf(out, "%10lld", (long long)v);	/* the cast truncates toward zero */
+	if (a < 1000) {
+		add_fixed(out, v, 10, 2, 0);
+	} else if (a > 100000000) {
+		char tmp[24];
+		size_t n = fast_g4(tmp, v);
+
+		if (n)
+			buf_add(out, tmp, n);
+		else
+			buf_addf(out, "%10.4g", v);
+	}
+	else {
+		add_fixed(out, trunc(v), 10, 0, 0);	/* truncated toward zero */
+	}
 }
 
 void compare_format_stddev(struct buf *out, const struct report_side *s)
 {
-	if (s->has_stddev && s->mean != 0 && s->stddev_percent > 2)
-		buf_addf(out, " \xc2\xb1%3d%%", (int)s->stddev_percent);
-	else
+	int p;
+
+	if (!(s->has_stddev && s->mean != 0 && s->stddev_percent > 2)) {
 		buf_addchars(out, ' ', 6);
+		return;
+	}
+	p = (int)s->stddev_percent;
+	if (p < 1000) {
+		/* " ±%3d%%" by hand */
+		char t[7] = { ' ', '\xc2', '\xb1', p >= 100 ? (char)('0' + p / 100) : ' ',
+			      p >= 10 ? (char)('0' + p / 10 % 10) : ' ', (char)('0' + p % 10), '%' };
+
+		buf_add(out, t, sizeof(t));
+	} else {
+		buf_addf(out, " \xc2\xb1%3d%%", p);
+	}
 }
 
 void compare_format_change(struct buf *out, const char *metric, double change)
 {
-	if (compare_metric_is_absolute(metric))
-		buf_addf(out, "%+10.1f  ", change);
-	else if (fabs(change) >= 100000)
+	if (compare_metric_is_absolute(metric)) {
+		add_fixed(out, change, 10, 1, 1);
+		buf_adds(out, "  ");
+	} else if (fabs(change) >= 100000) {
 		buf_addf(out, "%+10.2g%% ", change);
-	else
-		buf_addf(out, "%+10.1f%% ", change);
+	} else {
+		add_fixed(out, change, 10, 1, 1);
+		buf_adds(out, "% ");
+	}
 }
 
 void compare_format_row(struct buf *out, const struct report_metric *m)
@@ -66,7 +193,9 @@ void compare_format_row(struct buf *out, const struct report_metric *m)
 	compare_format_change(out, m->name, compare_metric_change(m));
 	compare_format_value(out, m->head.mean);
 	compare_format_stddev(out, &m->head);
-	buf_addf(out, "  %s\n", m->name);
+	buf_adds(out, "  ");
+	buf_adds(out, m->name);
+	buf_addc(out, '\n');
 }
 
 static void format_fail_runs(struct buf *out, long fails, long runs)
@@ -92,12 +221,31 @@ void compare_format_failure(struct buf *out, const struct report_failure *f)
 struct axis {
 	const char *key;
 	const char *value;
-	char *sort;	/* "key=value" */
+	size_t key_len;
 };
 
-static int axis_cmp(const void *a, const void *b)
+/* Byte i of "key=value" (0 past its end), so axes sort without building
+ * the strings. */
+static unsigned char axis_char(const struct axis *a, size_t i)
 {
-	return strcmp(((const struct axis *)a)->sort, ((const struct axis *)b)->sort);
+	if (i < a->key_len)
+		return (unsigned char)a->key[i];
+	if (i == a->key_len)
+		return '=';
+	return (unsigned char)a->value[i - a->key_len - 1];
+}
+
+static int axis_cmp(const void *pa, const void *pb)
+{
+	const struct axis *a = pa, *b = pb;
+	size_t i;
+
+	for (i = 0;; i++) {
+		unsigned char x = axis_char(a, i), y = axis_char(b, i);
+
+		if (x != y || !x)
+			return (int)x - (int)y;
+	}
 }
 
 void compare_format_axes(struct buf *out, const struct report_test *t)
@@ -108,7 +256,6 @@ void compare_format_axes(struct buf *out, const struct report_test *t)
 	};
 	size_t n = t->nr_params + 5, i;
 	struct axis *ax = xcalloc(n, sizeof(*ax));
-	struct buf s = BUF_INIT;
 
 	for (i = 0; i < t->nr_params; i++) {
 		ax[i].key = t->params[i].key;
@@ -118,22 +265,22 @@ void compare_format_axes(struct buf *out, const struct report_test *t)
 		ax[t->nr_params + i].key = fixed[i][0];
 		ax[t->nr_params + i].value = fixed[i][1];
 	}
-	for (i = 0; i < n; i++) {
-		buf_reset(&s);
-		buf_addf(&s, "%s=%s", ax[i].key, ax[i].value);
-		ax[i].sort = xstrdup(s.data);
-	}
+	for (i = 0; i < n; i++)
+		ax[i].key_len = strlen(ax[i].key);
 	qsort(ax, n, sizeof(*ax), axis_cmp);
-	for (i = 0; i < n; i++)
-		buf_addf(out, "%s%s", i ? "/" : "", ax[i].key);
+	for (i = 0; i < n; i++) {
+		if (i)
+			buf_addc(out, '/');
+		buf_add(out, ax[i].key, ax[i].key_len);
+	}
 	buf_adds(out, ":\n  ");
-	for (i = 0; i < n; i++)
-		buf_addf(out, "%s%s", i ? "/" : "", ax[i].value);
+	for (i = 0; i < n; i++) {
+		if (i)
+			buf_addc(out, '/');
+		buf_adds(out, ax[i].value);
+	}
 	buf_addc(out, '\n');
-	for (i = 0; i < n; i++)
-		free(ax[i].sort);
 	free(ax);
-	buf_release(&s);
 }
 
 static void format_commit_line(struct buf *out, const struct compare_commit *c)
@@ -144,12 +291,10 @@ static void format_commit_line(struct buf *out, const struct compare_commit *c)
 		buf_addf(out, "  %.10s (\"%s\")\n", c->id, c->subject);
 }
 
-void compare_format_section(struct buf *out, const struct report_test *t,
-			    const struct compare_commit *base,
-			    const struct compare_commit *head, int head_width)
+void compare_format_section_head(struct buf *out, const struct report_test *t,
+				 const struct compare_commit *base,
+				 const struct compare_commit *head)
 {
-	size_t i;
-
 	buf_addchars(out, '=', SECTION_RULE_WIDTH);
 	buf_addc(out, '\n');
 	compare_format_axes(out, t);
@@ -157,6 +302,11 @@ void compare_format_section(struct buf *out, const struct report_test *t,
 	format_commit_line(out, base);
 	format_commit_line(out, head);
 	buf_addc(out, '\n');
+}
+
+void compare_format_id_line(struct buf *out, const struct compare_commit *base,
+			    const struct compare_commit *head, int head_width)
+{
 	if (base->tag)
 		buf_addf(out, "%16s ", base->tag);
 	else
@@ -168,6 +318,12 @@ void compare_format_section(struct buf *out, const struct report_test *t,
 	buf_adds(out, "---------------- ");
 	buf_addchars(out, '-', (size_t)head_width);
 	buf_adds(out, " \n");
+}
+
+void compare_format_section_rows(struct buf *out, const struct report_test *t)
+{
+	size_t i;
+
 	if (t->nr_failures) {
 		buf_adds(out, "       fail:runs  %reproduction    fail:runs\n");
 		buf_adds(out, "           |             |             |    \n");
@@ -179,6 +335,15 @@ void compare_format_section(struct buf *out, const struct report_test *t,
 	for (i = 0; i < t->nr_metrics; i++)
 		compare_format_row(out, &t->metrics[i]);
 	buf_addc(out, '\n');
+}
+
+void compare_format_section(struct buf *out, const struct report_test *t,
+			    const struct compare_commit *base,
+			    const struct compare_commit *head, int head_width)
+{
+	compare_format_section_head(out, t, base, head);
+	compare_format_id_line(out, base, head, head_width);
+	compare_format_section_rows(out, t);
 }
 
 void compare_format_percent(struct buf *out, double change)

@@ -72,6 +72,16 @@ void compare_format_section(struct buf *out, const struct report_test *t,
  * rule to the closing one. */
 void compare_format_box(struct buf *out, const struct compare_box_entry *e, size_t n);
 
+/* The three parts of a section, for building it in both id widths at
+ * little cost: from the '=' rule to the empty line after the commit list;
+ * the id line and its dashes; the tables. */
+void compare_format_section_head(struct buf *out, const struct report_test *t,
+				 const struct compare_commit *base,
+				 const struct compare_commit *head);
+void compare_format_id_line(struct buf *out, const struct compare_commit *base,
+			    const struct compare_commit *head, int head_width);
+void compare_format_section_rows(struct buf *out, const struct report_test *t);
+
 /* "%.1f" of |change|: the P of "P% regression" in subject and body. */
 void compare_format_percent(struct buf *out, double change);
 

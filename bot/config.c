@@ -442,7 +442,8 @@ int config_load(const char *path, struct config **out, struct buf *err)
 	if (path) {
 		git_libgit2_init();
 		r = read_file(c, path, err);
-		git_libgit2_shutdown();
+		/* no shutdown: libgit2 reads the system's certificates at every
+		 * first init, so one init serves the whole process */
 		c->path = xstrdup(path);
 	}
 	if (r == 0 && !c->nr_polarity)

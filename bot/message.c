@@ -52,24 +52,30 @@ void message_subject(struct buf *out, const char *tree, const char *head_subject
 
 static int check_body(const char *body, size_t len, struct buf *err)
 {
-	size_t i, start = 0, line = 1;
+	const char *p = body, *end = body + len, *nl;
+	size_t line = 1;
 
-	for (i = 0; i < len; i++) {
-		if (body[i] == '\0')
-			return err_set(err, "the rendered body has a NUL byte on line %zu", line);
-		if (body[i] == '\r')
-			return err_set(err, "the rendered body has a carriage return on line %zu", line);
-		if (body[i] == '\n') {
-			if (i - start > MESSAGE_MAX_LINE)
-				return err_set(err, "line %zu of the rendered body is %zu octets long; mail allows %d",
-					       line, i - start, MESSAGE_MAX_LINE);
-			start = i + 1;
-			line++;
+	if (memchr(body, '\0', len) || memchr(body, '\r', len)) {
+		/* rare: find the line for the message */
+		size_t i;
+
+		for (i = 0; i < len; i++) {
+			if (body[i] == '\0')
+				return err_set(err, "the rendered body has a NUL byte on line %zu", line);
+			if (body[i] == '\r')
+				return err_set(err, "the rendered body has a carriage return on line %zu", line);
+			if (body[i] == '\n')
+				line++;
 		}
 	}
-	if (len - start > MESSAGE_MAX_LINE)
-		return err_set(err, "line %zu of the rendered body is %zu octets long; mail allows %d",
-			       line, len - start, MESSAGE_MAX_LINE);
+	for (; p < end; p = nl + 1, line++) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if ((size_t)(nl - p) > MESSAGE_MAX_LINE)
+			return err_set(err, "line %zu of the rendered body is %zu octets long; mail allows %d",
+				       line, (size_t)(nl - p), MESSAGE_MAX_LINE);
+	}
 	return 0;
 }
 

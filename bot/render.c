@@ -133,8 +133,17 @@ static int facts_gather(struct render_env *env, const struct report *r, struct f
 	if (repo_lookup(env->repo, r->commit, &f->head, err) < 0)
 		return err_prefix(err, "%s: commit: ", r->name);
 	for (i = 0; i < r->nr_tests; i++) {
+		const char *base = report_test_base(r, &r->tests[i]);
+		size_t j;
+
 		f->nr = i + 1;
-		if (repo_lookup(env->repo, report_test_base(r, &r->tests[i]), &f->bases[i], err) < 0)
+		/* tests mostly share a base: look each one up once */
+		for (j = 0; j < i; j++)
+			if (!strcmp(base, report_test_base(r, &r->tests[j])))
+				break;
+		if (j < i)
+			commit_info_copy(&f->bases[i], &f->bases[j]);
+		else if (repo_lookup(env->repo, base, &f->bases[i], err) < 0)
 			return r->tests[i].base ? err_prefix(err, "%s: tests[%zu].base: ", r->name, i)
 						: err_prefix(err, "%s: base: ", r->name);
 		if (resolve_kind(env->cfg, r, i, &f->kinds[i], err) < 0)
@@ -229,6 +238,7 @@ int render_report(struct render_env *env, const struct render_request *req,
 		err_prefix(err, "%s: ", r->name);
 		goto done;
 	}
+	buf_grow(&body, 48 * 1024);	/* most reports fit: grown once (below 64 KiB, whose free makes glibc consolidate) */
 	if (template_set_get(env->templates, req->template_name ? req->template_name :
 			     req->parent ? "followup" : cfg->template_name, &tmpl, err) < 0 ||
 	    template_render(env->templates, tmpl, view, &topt, &body, err) < 0)
@@ -249,6 +259,7 @@ int render_report(struct render_env *env, const struct render_request *req,
 		mf.references = (const char *const *)out->references;
 		mf.nr_references = out->nr_references;
 	}
+	buf_grow(&out->mail, body.len + 4096);
 	if (message_build(&out->mail, &mf, body.data, body.len, err) < 0) {
 		err_prefix(err, "%s: ", r->name);
 		goto done;

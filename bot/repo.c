@@ -14,8 +14,20 @@ struct tag_entry {
 	char *name;
 };
 
+/* An id prefix or tag resolved earlier in this run: resolving a prefix
+ * reads the loose object or pack index each time, while a full id is
+ * served from libgit2's object cache. */
+struct resolved {
+	char *spec;
+	git_oid oid;
+};
+
+#define REPO_RESOLVED_MAX 256
+
 struct repo {
 	git_repository *git;
+	struct resolved resolved[REPO_RESOLVED_MAX];
+	size_t nr_resolved;
 	git_mailmap *mailmap;		/* may be NULL: no .mailmap */
 	struct tag_entry *tags;		/* loaded on first use */
 	size_t nr_tags;
@@ -67,6 +79,8 @@ void repo_free(struct repo *r)
 	for (i = 0; i < r->nr_tags; i++)
 		free(r->tags[i].name);
 	free(r->tags);
+	for (i = 0; i < r->nr_resolved; i++)
+		free(r->resolved[i].spec);
 	git_mailmap_free(r->mailmap);
 	git_repository_free(r->git);
 	free(r->path);
@@ -152,7 +166,9 @@ static int lookup_hex(struct repo *r, const char *spec, git_commit **out, struct
 	lower[n] = '\0';
 	if (git_oid_fromstrn(&oid, lower, n) < 0)
 		return git_fail(err, spec);
-	e = git_commit_lookup_prefix(out, r->git, &oid, n);
+	/* a full id goes through libgit2's object cache; a prefix cannot */
+	e = n == GIT_OID_HEXSZ ? git_commit_lookup(out, r->git, &oid) :
+				 git_commit_lookup_prefix(out, r->git, &oid, n);
 	if (e == GIT_EAMBIGUOUS)
 		return err_set(err, "commit '%s' is ambiguous in %s: give more hex digits", spec, r->path);
 	if (e == GIT_ENOTFOUND)
@@ -264,10 +280,19 @@ int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struc
 	git_commit *c = NULL;
 	const git_signature *a;
 	const char *name, *email, *summary, *tag;
+	size_t i;
 	int e = 1;
 
 	memset(out, 0, sizeof(*out));
-	if (is_hex_id(spec)) {
+	for (i = 0; i < r->nr_resolved; i++) {
+		if (!strcmp(r->resolved[i].spec, spec)) {
+			if (git_commit_lookup(&c, r->git, &r->resolved[i].oid) < 0)
+				return git_fail(err, spec);
+			e = 0;
+			break;
+		}
+	}
+	if (e == 1 && is_hex_id(spec)) {
 		e = lookup_hex(r, spec, &c, err);
 		if (e < 0)
 			return -1;
@@ -280,6 +305,11 @@ int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struc
 	if (e == 1)
 		return err_set(err, "'%s' is neither a commit nor a tag in %s (fetch it there, or fix the id)",
 			       spec, r->path);
+	if (i == r->nr_resolved && r->nr_resolved < REPO_RESOLVED_MAX) {
+		r->resolved[r->nr_resolved].spec = xstrdup(spec);
+		git_oid_cpy(&r->resolved[r->nr_resolved].oid, git_commit_id(c));
+		r->nr_resolved++;
+	}
 
 	git_oid_tostr(out->id, sizeof(out->id), git_commit_id(c));
 	summary = git_commit_summary(c);
@@ -298,6 +328,24 @@ int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struc
 	fill_trailers(r, out, git_commit_message(c));
 	git_commit_free(c);
 	return 0;
+}
+
+void commit_info_copy(struct commit_info *dst, const struct commit_info *src)
+{
+	size_t i;
+
+	memcpy(dst->id, src->id, sizeof(dst->id));
+	dst->subject = xstrdup(src->subject);
+	dst->author_name = xstrdup(src->author_name);
+	dst->author_email = xstrdup(src->author_email);
+	dst->tag = src->tag ? xstrdup(src->tag) : NULL;
+	dst->trailers = xcalloc(src->nr_trailers ? src->nr_trailers : 1, sizeof(*dst->trailers));
+	for (i = 0; i < src->nr_trailers; i++) {
+		dst->trailers[i].key = xstrdup(src->trailers[i].key);
+		dst->trailers[i].value = xstrdup(src->trailers[i].value);
+		dst->trailers[i].person = src->trailers[i].person ? xstrdup(src->trailers[i].person) : NULL;
+	}
+	dst->nr_trailers = src->nr_trailers;
 }
 
 void commit_info_release(struct commit_info *ci)

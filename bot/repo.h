@@ -48,6 +48,8 @@ void repo_free(struct repo *r);
  */
 int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struct buf *err);
 void commit_info_release(struct commit_info *ci);
+/* A deep copy of src into dst (release it as any). */
+void commit_info_copy(struct commit_info *dst, const struct commit_info *src);
 
 /* Appends the 40 hex digits of the SHA-1 git gives text as a blob (what
  * `git hash-object --stdin` prints for it); repo_hash8() the first 8. */

@@ -101,7 +101,7 @@ struct value *value_array_push(struct value *array, struct value *v)
 
 struct value *value_object_set(struct value *object, const char *key, struct value *v)
 {
-	size_t i, oldalloc = object->alloc;
+	size_t i;
 
 	for (i = 0; i < object->nr; i++) {
 		if (!strcmp(object->keys[i], key)) {
@@ -110,12 +110,29 @@ struct value *value_object_set(struct value *object, const char *key, struct val
 			return v;
 		}
 	}
+	return value_object_add(object, key, v);
+}
+
+struct value *value_object_add(struct value *object, const char *key, struct value *v)
+{
+	size_t oldalloc = object->alloc;
+
 	ALLOC_GROW(object->items, object->nr + 1, object->alloc);
 	if (object->alloc != oldalloc || !object->keys)
 		object->keys = xrealloc(object->keys, object->alloc * sizeof(*object->keys));
 	object->keys[object->nr] = xstrdup(key);
 	object->items[object->nr++] = v;
 	return v;
+}
+
+struct value *value_object_add_string(struct value *object, const char *key, const char *s)
+{
+	return value_object_add(object, key, value_new_string(s));
+}
+
+struct value *value_object_add_bool(struct value *object, const char *key, int b)
+{
+	return value_object_add(object, key, value_new_bool(b));
 }
 
 struct value *value_object_set_string(struct value *object, const char *key, const char *s)

@@ -59,7 +59,14 @@ struct value *value_array_push(struct value *array, struct value *v);
 /* Sets key to v (taking ownership; an earlier value of key is freed) and
  * returns v. */
 struct value *value_object_set(struct value *object, const char *key, struct value *v);
-/* Short-hands for building views. */
+/* Appends key (taking v) without looking for an earlier one: for code
+ * that builds an object from keys it knows are distinct (a view), where
+ * value_object_set()'s scan would make building quadratic. */
+struct value *value_object_add(struct value *object, const char *key, struct value *v);
+/* Short-hands for building views (these add, like value_object_add()). */
+struct value *value_object_add_string(struct value *object, const char *key, const char *s);
+struct value *value_object_add_bool(struct value *object, const char *key, int b);
+/* Short-hands that set. */
 struct value *value_object_set_string(struct value *object, const char *key, const char *s);
 struct value *value_object_set_bool(struct value *object, const char *key, int b);
 

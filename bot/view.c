@@ -54,12 +54,12 @@ static struct value *commit_view(const struct commit_info *ci)
 {
 	struct value *v = value_new_object();
 
-	value_object_set_string(v, "id", ci->id);
-	value_object_set(v, "short", value_new_stringn(ci->id, 10));
-	value_object_set_string(v, "subject", ci->subject);
-	value_object_set_string(v, "author_name", ci->author_name);
-	value_object_set_string(v, "author_email", ci->author_email);
-	value_object_set(v, "tag", ci->tag ? value_new_string(ci->tag) : value_new_bool(0));
+	value_object_add_string(v, "id", ci->id);
+	value_object_add(v, "short", value_new_stringn(ci->id, 10));
+	value_object_add_string(v, "subject", ci->subject);
+	value_object_add_string(v, "author_name", ci->author_name);
+	value_object_add_string(v, "author_email", ci->author_email);
+	value_object_add(v, "tag", ci->tag ? value_new_string(ci->tag) : value_new_bool(0));
 	return v;
 }
 
@@ -71,8 +71,8 @@ static struct value *params_view(const struct report_test *t)
 	for (i = 0; i < t->nr_params; i++) {
 		struct value *p = value_array_push(list, value_new_object());
 
-		value_object_set_string(p, "key", t->params[i].key);
-		value_object_set_string(p, "value", t->params[i].value);
+		value_object_add_string(p, "key", t->params[i].key);
+		value_object_add_string(p, "value", t->params[i].value);
 	}
 	return list;
 }
@@ -96,7 +96,7 @@ static int plots_view(const struct report_test *t, struct value **out, struct bu
 				buf_release(&text);
 				return -1;
 			}
-			value_object_set(value_array_push(list, value_new_object()), "plot", block_of(&text));
+			value_object_add(value_array_push(list, value_new_object()), "plot", block_of(&text));
 		}
 	}
 	*out = list;
@@ -114,33 +114,49 @@ static int test_view(const struct view_facts *f, size_t i, struct value **out, s
 	struct buf s = BUF_INIT;
 	double change = compare_metric_change(hl);
 
-	value_object_set_bool(v, "first", i == 0);
-	value_object_set_string(v, "testcase", t->testcase);
-	value_object_set_string(v, "headline", t->headline);
-	value_object_set_string(v, "tbox_group", t->tbox_group);
-	value_object_set_string(v, "machine", t->machine);
-	value_object_set_string(v, "kconfig", t->kconfig);
-	value_object_set_string(v, "compiler", t->compiler);
-	value_object_set_string(v, "rootfs", t->rootfs);
-	value_object_set(v, "params", params_view(t));
-	value_object_set(v, "description", t->description ? value_new_string(t->description) : value_new_bool(0));
-	value_object_set(v, "url", t->url ? value_new_string(t->url) : value_new_bool(0));
-	value_object_set_string(v, "kind", report_kind_name(f->kinds[i]));
+	value_object_add_bool(v, "first", i == 0);
+	value_object_add_string(v, "testcase", t->testcase);
+	value_object_add_string(v, "headline", t->headline);
+	value_object_add_string(v, "tbox_group", t->tbox_group);
+	value_object_add_string(v, "machine", t->machine);
+	value_object_add_string(v, "kconfig", t->kconfig);
+	value_object_add_string(v, "compiler", t->compiler);
+	value_object_add_string(v, "rootfs", t->rootfs);
+	value_object_add(v, "params", params_view(t));
+	value_object_add(v, "description", t->description ? value_new_string(t->description) : value_new_bool(0));
+	value_object_add(v, "url", t->url ? value_new_string(t->url) : value_new_bool(0));
+	value_object_add_string(v, "kind", report_kind_name(f->kinds[i]));
 	compare_format_percent(&s, change);
-	value_object_set(v, "percent", string_of(&s));
+	value_object_add(v, "percent", string_of(&s));
 	buf_addf(&s, "%.1f", change);
-	value_object_set(v, "signed_percent", string_of(&s));
-	value_object_set(v, "base", commit_view(base));
-	compare_format_section(&s, t, &bc, &hc, COMPARE_HEAD_ID_WIDTH);
-	value_object_set(v, "section", block_of(&s));
-	compare_format_section(&s, t, &bc, &hc, COMPARE_HEAD_ID_WIDTH_LEGACY);
-	value_object_set(v, "section_legacy", block_of(&s));
+	value_object_add(v, "signed_percent", string_of(&s));
+	value_object_add(v, "base", commit_view(base));
+	{
+		struct buf head = BUF_INIT, rows = BUF_INIT;
+
+		/* sized once: these are the largest strings of a report */
+		buf_grow(&rows, 160 * (t->nr_metrics + t->nr_failures) + 512);
+		compare_format_section_head(&head, t, &bc, &hc);
+		compare_format_section_rows(&rows, t);
+		buf_grow(&s, head.len + rows.len + 128);
+		buf_add(&s, head.data, head.len);
+		compare_format_id_line(&s, &bc, &hc, COMPARE_HEAD_ID_WIDTH);
+		buf_add(&s, rows.data, rows.len);
+		value_object_add(v, "section", block_of(&s));
+		buf_grow(&s, head.len + rows.len + 128);
+		buf_add(&s, head.data, head.len);
+		compare_format_id_line(&s, &bc, &hc, COMPARE_HEAD_ID_WIDTH_LEGACY);
+		buf_add(&s, rows.data, rows.len);
+		value_object_add(v, "section_legacy", block_of(&s));
+		buf_release(&head);
+		buf_release(&rows);
+	}
 	if (plots_view(t, &plots, err) < 0) {
 		value_free(v);
 		return -1;
 	}
-	value_object_set_bool(v, "has_plots", plots->nr > 0);
-	value_object_set(v, "plots", plots);
+	value_object_add_bool(v, "has_plots", plots->nr > 0);
+	value_object_add(v, "plots", plots);
 	*out = v;
 	return 0;
 }
@@ -173,11 +189,11 @@ static struct value *still_view(const struct report *r)
 		struct value *s = value_array_push(list, value_new_object());
 		struct buf b = BUF_INIT;
 
-		value_object_set_string(s, "label", r->still[i].label);
-		value_object_set_string(s, "on", r->still[i].on);
-		value_object_set_string(s, "commit", r->still[i].commit);
+		value_object_add_string(s, "label", r->still[i].label);
+		value_object_add_string(s, "on", r->still[i].on);
+		value_object_add_string(s, "commit", r->still[i].commit);
 		buf_addf(&b, "%-*s", (int)w, r->still[i].on);
-		value_object_set(s, "on_padded", string_of(&b));
+		value_object_add(s, "on_padded", string_of(&b));
 	}
 	return list;
 }
@@ -190,7 +206,7 @@ static void addition_view(const struct view_facts *f, struct value *v)
 	size_t i;
 
 	if (r->nr_tests < 2) {
-		value_object_set_bool(v, "addition", 0);
+		value_object_add_bool(v, "addition", 0);
 		return;
 	}
 	e = xcalloc(r->nr_tests - 1, sizeof(*e));
@@ -201,7 +217,7 @@ static void addition_view(const struct view_facts *f, struct value *v)
 	}
 	compare_format_box(&box, e, r->nr_tests - 1);
 	free(e);
-	value_object_set(value_object_set(v, "addition", value_new_object()), "box", block_of(&box));
+	value_object_add(value_object_add(v, "addition", value_new_object()), "box", block_of(&box));
 }
 
 int view_build(const struct view_facts *f, struct value **out, struct buf *err)
@@ -214,28 +230,28 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err)
 	int any_plot = 0;
 
 	*out = NULL;
-	value_object_set_string(v, "message_id", f->message_id);
-	value_object_set_string(v, "subject", f->subject);
-	value_object_set(v, "parent", f->parent_message_id ? value_new_string(f->parent_message_id)
+	value_object_add_string(v, "message_id", f->message_id);
+	value_object_add_string(v, "subject", f->subject);
+	value_object_add(v, "parent", f->parent_message_id ? value_new_string(f->parent_message_id)
 							   : value_new_bool(0));
-	value_object_set_string(v, "from", cfg->from);
-	value_object_set_string(v, "reported_by", cfg->reported_by);
-	value_object_set_string(v, "closes_url", cfg->closes_url);
+	value_object_add_string(v, "from", cfg->from);
+	value_object_add_string(v, "reported_by", cfg->reported_by);
+	value_object_add_string(v, "closes_url", cfg->closes_url);
 	buf_addf(&s, "%s%s", cfg->closes_url, f->message_id);
-	value_object_set(v, "closes", string_of(&s));
+	value_object_add(v, "closes", string_of(&s));
 	if (*cfg->artifacts_url) {
 		view_expand_url(&s, cfg->artifacts_url, f->message_id, f->date_stamp);
-		value_object_set(v, "artifacts", string_of(&s));
+		value_object_add(v, "artifacts", string_of(&s));
 	} else {
-		value_object_set_bool(v, "artifacts", 0);
+		value_object_add_bool(v, "artifacts", 0);
 	}
-	value_object_set(v, "signature", signature_view(cfg));
-	value_object_set_string(v, "tree", r->tree);
-	value_object_set_string(v, "branch", r->branch);
-	value_object_set_string(v, "repo_url", f->repo_url);
-	value_object_set(v, "commit", commit_view(f->head));
-	value_object_set(v, "still", still_view(r));
-	value_object_set_bool(v, "has_still", r->nr_still > 0);
+	value_object_add(v, "signature", signature_view(cfg));
+	value_object_add_string(v, "tree", r->tree);
+	value_object_add_string(v, "branch", r->branch);
+	value_object_add_string(v, "repo_url", f->repo_url);
+	value_object_add(v, "commit", commit_view(f->head));
+	value_object_add(v, "still", still_view(r));
+	value_object_add_bool(v, "has_still", r->nr_still > 0);
 
 	further = value_new_array();
 	for (i = 0; i < r->nr_tests; i++) {
@@ -252,18 +268,18 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err)
 			value_array_push(further, t);
 			continue;
 		}
-		value_object_set_string(v, "headline", r->tests[0].headline);
-		value_object_set(v, "percent", value_new_string(value_object_get(t, "percent")->str));
-		value_object_set(v, "signed_percent",
+		value_object_add_string(v, "headline", r->tests[0].headline);
+		value_object_add(v, "percent", value_new_string(value_object_get(t, "percent")->str));
+		value_object_add(v, "signed_percent",
 				 value_new_string(value_object_get(t, "signed_percent")->str));
-		value_object_set_string(v, "kind", report_kind_name(f->kinds[0]));
-		value_object_set_bool(v, "regression", f->kinds[0] == REPORT_KIND_REGRESSION);
-		value_object_set_bool(v, "improvement", f->kinds[0] == REPORT_KIND_IMPROVEMENT);
-		value_object_set(v, "test", t);
+		value_object_add_string(v, "kind", report_kind_name(f->kinds[0]));
+		value_object_add_bool(v, "regression", f->kinds[0] == REPORT_KIND_REGRESSION);
+		value_object_add_bool(v, "improvement", f->kinds[0] == REPORT_KIND_IMPROVEMENT);
+		value_object_add(v, "test", t);
 	}
 	/* the first test is "test", the others "further" (in order) */
-	value_object_set(v, "further", further);
-	value_object_set_bool(v, "plots", any_plot);
+	value_object_add(v, "further", further);
+	value_object_add_bool(v, "plots", any_plot);
 	addition_view(f, v);
 	*out = v;
 	return 0;

@@ -2,6 +2,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -217,6 +219,63 @@ static void compare_percent_is_absolute_one_decimal(void **state)
 	buf_release(&out);
 }
 
+/* The columns are written without printf where that is safe: they must
+ * still be exactly what printf gives, for any value. */
+static void compare_numbers_equal_printf(void **state)
+{
+	unsigned long long x = 88172645463325252ULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 300000; i++) {
+		struct buf got = BUF_INIT;
+		char want[64];
+		double v, mag;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		mag = pow(10.0, (double)(x % 25) - 4);	/* 1e-4 .. 1e20 */
+		v = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * 2 * mag;
+		if (i % 7 == 0)	/* values on and near printf's ties */
+			v = (double)((long long)(x % 2000000) - 1000000) / 200.0 + (i % 3 ? 0 : 0.005);
+		compare_format_value(&got, v);
+		if (fabs(v) < 1000)
+			snprintf(want, sizeof(want), "%10.2f", v);
+		else if (fabs(v) > 100000000)
+			snprintf(want, sizeof(want), "%10.4g", v);
+		else
+			snprintf(want, sizeof(want), "%10lld", (long long)v);
+		if (strcmp(got.data, want))
+			fail_msg("value %.17g: got '%s', printf '%s'", v, got.data, want);
+		buf_reset(&got);
+		compare_format_change(&got, "perf-profile.x", v);
+		snprintf(want, sizeof(want), "%+10.1f  ", v);
+		if (strcmp(got.data, want))
+			fail_msg("change %.17g: got '%s', printf '%s'", v, got.data, want);
+		if (i % 11 == 0)	/* ties of %.4g */
+			v = (double)((long long)(x % 20000) - 10000) * 5e5 + (i % 2 ? 0 : 5e4);
+		buf_reset(&got);
+		compare_format_value(&got, v);
+		if (fabs(v) < 1000)
+			snprintf(want, sizeof(want), "%10.2f", v);
+		else if (fabs(v) > 100000000)
+			snprintf(want, sizeof(want), "%10.4g", v);
+		else
+			snprintf(want, sizeof(want), "%10lld", (long long)v);
+		if (strcmp(got.data, want))
+			fail_msg("value %.17g: got '%s', printf '%s'", v, got.data, want);
+		if (fabs(v) < 100000) {
+			buf_reset(&got);
+			compare_format_change(&got, "x.y", v);
+			snprintf(want, sizeof(want), "%+10.1f%% ", v);
+			if (strcmp(got.data, want))
+				fail_msg("change %.17g: got '%s', printf '%s'", v, got.data, want);
+		}
+		buf_release(&got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +285,7 @@ int main(void)
 		cmocka_unit_test(compare_section_shows_tags_and_ids),
 		cmocka_unit_test(compare_box_pads_to_the_widest_cell),
 		cmocka_unit_test(compare_percent_is_absolute_one_decimal),
+		cmocka_unit_test(compare_numbers_equal_printf),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);

@@ -1,0 +1,761 @@
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <libetpan/libetpan.h>
+
+#include "header.h"
+#include "imap.h"
+#include "tls.h"
+#include "xalloc.h"
+#include "banned.h"
+
+struct imap {
+	mailimap *session;
+	char *where;		/* "imap.example.org:993/INBOX" for messages */
+	uint32_t uidvalidity;
+	int gone;		/* the connection is lost or not trusted: say nothing more */
+};
+
+/* URLs */
+
+void imap_url_release(struct imap_url *u)
+{
+	free(u->user);
+	free(u->host);
+	free(u->mailbox);
+	u->user = u->host = u->mailbox = NULL;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* %-decodes s[0..n-1] into out; -1 on a bad escape, a control character
+ * or more than max bytes. */
+static int url_decode(const char *s, size_t n, size_t max, char **out)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int c = (unsigned char)s[i];
+
+		if (c == '%') {
+			if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+				goto bad;
+			c = hexval(s[i + 1]) * 16 + hexval(s[i + 2]);
+			i += 2;
+		}
+		if (c < 0x20 || c == 0x7f || b.len >= max)
+			goto bad;
+		buf_addc(&b, (char)c);
+	}
+	*out = buf_detach(&b, NULL);
+	return 0;
+bad:
+	buf_release(&b);
+	return -1;
+}
+
+static int is_loopback(const char *host)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (!strcasecmp(host, "localhost"))
+		return 1;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6);
+	return 0;
+}
+
+static int host_ok(const char *host)
+{
+	size_t i, n = strlen(host);
+
+	if (!n || n > TLS_HOST_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)host[i]) && host[i] != '.' && host[i] != '-')
+			return 0;
+	return host[0] != '-' && host[0] != '.';
+}
+
+static int url_fail(const char *url, const char *why, struct buf *err)
+{
+	struct buf q = BUF_INIT;
+
+	header_quote_input(&q, url);
+	err_set(err, "imap url %s: %s", q.data, why);
+	buf_release(&q);
+	return -1;
+}
+
+/* Splits "[v6]:port" or "host:port" at p..end into u->host and u->port. */
+static int parse_authority_host(const char *p, const char *end, struct imap_url *u,
+				const char **why)
+{
+	const char *colon;
+	struct in6_addr a6;
+
+	if (*p == '[') {
+		const char *close = memchr(p, ']', (size_t)(end - p));
+
+		if (!close) {
+			*why = "an IPv6 address needs its closing ']'";
+			return -1;
+		}
+		u->host = xstrndup(p + 1, (size_t)(close - p - 1));
+		if (inet_pton(AF_INET6, u->host, &a6) != 1) {
+			*why = "not an IPv6 address between [ and ]";
+			return -1;
+		}
+		colon = close + 1 < end ? close + 1 : NULL;
+		if (colon && *colon != ':') {
+			*why = "only :PORT may follow ']'";
+			return -1;
+		}
+	} else {
+		colon = memchr(p, ':', (size_t)(end - p));
+		u->host = xstrndup(p, (size_t)((colon ? colon : end) - p));
+		if (!host_ok(u->host)) {
+			*why = "the host is not a DNS name or IP address";
+			return -1;
+		}
+	}
+	if (colon) {
+		const char *d = colon + 1;
+		long port = 0;
+
+		if (d == end || end - d > 5) {
+			*why = "the port must be a number from 1 to 65535";
+			return -1;
+		}
+		for (; d < end; d++) {
+			if (!isdigit((unsigned char)*d)) {
+				*why = "the port must be a number from 1 to 65535";
+				return -1;
+			}
+			port = port * 10 + (*d - '0');
+		}
+		if (port < 1 || port > 65535) {
+			*why = "the port must be a number from 1 to 65535";
+			return -1;
+		}
+		u->port = (int)port;
+	}
+	return 0;
+}
+
+int imap_url_parse(const char *url, struct imap_url *out, struct buf *err)
+{
+	struct imap_url u = { 0 };
+	const char *p, *at, *slash, *query, *end, *why = NULL;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (strlen(url) > IMAP_URL_MAX)
+		return url_fail(url, "longer than 1024 bytes", err);
+	if (!strncmp(url, "imaps://", 8)) {
+		u.security = IMAP_TLS;
+		u.port = 993;
+		p = url + 8;
+	} else if (!strncmp(url, "imap://", 7)) {
+		u.security = IMAP_PLAIN;
+		u.port = 143;
+		p = url + 7;
+	} else {
+		return url_fail(url, "must begin with imaps:// or imap://", err);
+	}
+	end = p + strlen(p);
+	query = strchr(p, '?');
+	if (query) {
+		if (u.security != IMAP_PLAIN || strcmp(query, "?starttls"))
+			return url_fail(url, "the only query allowed is ?starttls, after imap://", err);
+		u.security = IMAP_STARTTLS;
+		end = query;
+	}
+	slash = memchr(p, '/', (size_t)(end - p));
+	if (!slash)
+		slash = end;
+	at = NULL;
+	for (i = 0; p + i < slash; i++)
+		if (p[i] == '@')
+			at = p + i;
+	if (!at || at == p)
+		return url_fail(url, "name the user to log in as: imaps://USER@HOST/MAILBOX", err);
+	if (memchr(p, ':', (size_t)(at - p)))
+		return url_fail(url, "no password in the URL: put it in a file only perfbot can read", err);
+	if (url_decode(p, (size_t)(at - p), IMAP_USER_MAX, &u.user) < 0) {
+		why = "the user name has a bad %-escape, a control character or is too long";
+		goto fail;
+	}
+	if (parse_authority_host(at + 1, slash, &u, &why) < 0)
+		goto fail;
+	if (slash + 1 < end) {
+		if (url_decode(slash + 1, (size_t)(end - slash - 1), IMAP_MAILBOX_MAX, &u.mailbox) < 0) {
+			why = "the mailbox has a bad %-escape, a control character or is too long";
+			goto fail;
+		}
+		for (i = 0; u.mailbox[i]; i++)
+			if ((unsigned char)u.mailbox[i] >= 0x80)
+				break;
+		if (u.mailbox[i]) {
+			why = "the mailbox name must be ASCII (write non-ASCII names in IMAP's modified UTF-7)";
+			goto fail;
+		}
+	} else {
+		u.mailbox = xstrdup("INBOX");
+	}
+	if (u.security == IMAP_PLAIN && !is_loopback(u.host)) {
+		why = "plain imap:// only to 127.0.0.1, ::1 or localhost; "
+		      "use imaps:// or imap://...?starttls";
+		goto fail;
+	}
+	*out = u;
+	return 0;
+fail:
+	imap_url_release(&u);
+	return url_fail(url, why, err);
+}
+
+/* Sessions */
+
+/* Puts the server's last words, quoted and cut, after what. */
+static int server_fail(struct imap *im, int code, const char *what, struct buf *err)
+{
+	struct buf text = BUF_INIT;
+	int temporary = 0;
+
+	switch (code) {
+	case MAILIMAP_ERROR_STREAM:
+	case MAILIMAP_ERROR_CONNECTION_REFUSED:
+	case MAILIMAP_ERROR_DONT_ACCEPT_CONNECTION:
+		temporary = 1;
+		im->gone = 1;
+		break;
+	case MAILIMAP_ERROR_PARSE:
+	case MAILIMAP_ERROR_SSL:
+	case MAILIMAP_ERROR_BAD_STATE:
+		im->gone = 1;
+		break;
+	}
+	if (!im->gone && im->session->imap_response) {
+		header_quote_input(&text, im->session->imap_response);
+		/* RFC 5530: the server says it is the one with the problem. */
+		if (strstr(im->session->imap_response, "[UNAVAILABLE]"))
+			temporary = 1;
+	} else if (code == MAILIMAP_ERROR_STREAM) {
+		buf_adds(&text, "the connection was closed or timed out");
+	} else if (code == MAILIMAP_ERROR_CONNECTION_REFUSED) {
+		buf_adds(&text, "cannot connect");
+	} else if (code == MAILIMAP_ERROR_DONT_ACCEPT_CONNECTION) {
+		buf_adds(&text, "the server refused the connection");
+	} else if (code == MAILIMAP_ERROR_PARSE) {
+		buf_adds(&text, "the server's answer is not IMAP as libetpan reads it");
+	} else if (code == MAILIMAP_ERROR_SSL) {
+		buf_adds(&text, "the TLS handshake failed");
+	} else {
+		buf_addf(&text, "libetpan error %d", code);
+	}
+	err_set(err, "imap %s: %s: %s", im->where, what, text.data);
+	buf_release(&text);
+	return temporary ? IMAP_TEMPORARY : -1;
+}
+
+static int lost(struct imap *im, struct buf *err)
+{
+	err_set(err, "imap %s: the connection was lost earlier", im->where);
+	return IMAP_TEMPORARY;
+}
+
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* Checks the certificate before anything is said over TLS. */
+static int verify(struct imap *im, const struct imap_url *url, const char *ca_file,
+		  struct buf *err)
+{
+	if (tls_verify_stream(im->session->imap_stream, url->host, ca_file, err) == 0)
+		return 0;
+	im->gone = 1;
+	err_prefix(err, "imap %s: ", im->where);
+	return -1;
+}
+
+static int connect_session(struct imap *im, const struct imap_url *url, const char *ca_file,
+		       struct buf *err)
+{
+	int r;
+
+	switch (url->security) {
+	case IMAP_TLS:
+		r = mailimap_ssl_connect_with_callback(im->session, url->host, (uint16_t)url->port,
+						       tls_stream_setup, url->host);
+		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED && r != MAILIMAP_NO_ERROR_AUTHENTICATED)
+			return server_fail(im, r, "connect", err);
+		if (verify(im, url, ca_file, err) < 0)
+			return -1;
+		return r;
+	case IMAP_STARTTLS:
+		r = mailimap_socket_connect(im->session, url->host, (uint16_t)url->port);
+		if (r == MAILIMAP_NO_ERROR_AUTHENTICATED) {
+			im->gone = 1;
+			return err_set(err, "imap %s: the server greeted with PREAUTH before STARTTLS; "
+				       "refusing to go on without TLS", im->where);
+		}
+		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
+			return server_fail(im, r, "connect", err);
+		/* No capability check: STARTTLS is tried whatever the plain-text
+		 * server claims, and its refusal ends the session. */
+		r = mailimap_socket_starttls_with_callback(im->session, tls_stream_setup, url->host);
+		if (r != MAILIMAP_NO_ERROR) {
+			r = server_fail(im, r, "STARTTLS", err);
+			im->gone = 1;
+			return r;
+		}
+		if (verify(im, url, ca_file, err) < 0)
+			return -1;
+		return MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
+	case IMAP_PLAIN:
+		r = mailimap_socket_connect(im->session, url->host, (uint16_t)url->port);
+		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED && r != MAILIMAP_NO_ERROR_AUTHENTICATED)
+			return server_fail(im, r, "connect", err);
+		return r;
+	}
+	return -1;
+}
+
+int imap_open(const struct imap_url *url, const char *password, const char *ca_file,
+	      int timeout, struct imap **out, struct buf *err)
+{
+	struct imap *im;
+	struct buf where = BUF_INIT;
+	int r;
+
+	*out = NULL;
+	if (!password || has_control(password) || strlen(password) > IMAP_PASSWORD_MAX)
+		return err_set(err, "imap %s: the password is missing, too long or has control characters",
+			       url->host);
+	im = xcalloc(1, sizeof(*im));
+	buf_addf(&where, strchr(url->host, ':') ? "[%s]:%d/%s" : "%s:%d/%s",
+		 url->host, url->port, url->mailbox);
+	im->where = buf_detach(&where, NULL);
+	im->session = mailimap_new(0, NULL);
+	if (!im->session) {
+		free(im->where);
+		free(im);
+		return err_set(err, "imap: out of memory in libetpan");
+	}
+	if (timeout > 0) {
+		mailimap_set_timeout(im->session, timeout);
+		mailstream_network_delay.tv_sec = timeout;
+		mailstream_network_delay.tv_usec = 0;
+	}
+
+	r = connect_session(im, url, ca_file, err);
+	if (r < 0)
+		goto fail;
+	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED) {
+		r = mailimap_login(im->session, url->user, password);
+		if (r != MAILIMAP_NO_ERROR) {
+			r = server_fail(im, r, "login refused", err);
+			goto fail;
+		}
+	}
+	r = mailimap_examine(im->session, url->mailbox);
+	if (r != MAILIMAP_NO_ERROR) {
+		r = server_fail(im, r, "cannot open the mailbox (EXAMINE)", err);
+		goto fail;
+	}
+	if (!im->session->imap_selection_info || !im->session->imap_selection_info->sel_uidvalidity) {
+		r = err_set(err, "imap %s: the server sent no UIDVALIDITY for the mailbox", im->where);
+		goto fail;
+	}
+	im->uidvalidity = im->session->imap_selection_info->sel_uidvalidity;
+	*out = im;
+	return 0;
+fail:
+	imap_close(im);
+	return r;
+}
+
+uint32_t imap_uidvalidity(const struct imap *im)
+{
+	return im->uidvalidity;
+}
+
+void imap_close(struct imap *im)
+{
+	if (!im)
+		return;
+	if (!im->gone && im->session->imap_stream)
+		mailimap_logout(im->session);
+	mailimap_free(im->session);
+	free(im->where);
+	free(im);
+}
+
+static int uid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int imap_search_after(struct imap *im, uint32_t last, uint32_t **uids, size_t *nr,
+		      struct buf *err)
+{
+	struct mailimap_search_key *key;
+	struct mailimap_set *set;
+	clist *result = NULL;
+	clistiter *cur;
+	uint32_t *v = NULL;
+	size_t n = 0, alloc = 0;
+	int r;
+
+	*uids = NULL;
+	*nr = 0;
+	if (im->gone)
+		return lost(im, err);
+	if (last == UINT32_MAX)
+		return 0;
+	set = mailimap_set_new_interval(last + 1, 0);	/* 0 is "*" */
+	key = set ? mailimap_search_key_new_uid(set) : NULL;
+	if (!key) {
+		mailimap_set_free(set);
+		return err_set(err, "imap: out of memory in libetpan");
+	}
+	r = mailimap_uid_search(im->session, NULL, key, &result);
+	mailimap_search_key_free(key);
+	if (r != MAILIMAP_NO_ERROR)
+		return server_fail(im, r, "UID SEARCH", err);
+	for (cur = clist_begin(result); cur; cur = clist_next(cur)) {
+		uint32_t uid = *(uint32_t *)clist_content(cur);
+
+		if (uid <= last)
+			continue;
+		ALLOC_GROW(v, n + 1, alloc);
+		v[n++] = uid;
+	}
+	mailimap_search_result_free(result);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), uid_cmp);
+	/* A server could repeat a UID; each is read once. */
+	if (n) {
+		size_t i, k = 1;
+
+		for (i = 1; i < n; i++)
+			if (v[i] != v[k - 1])
+				v[k++] = v[i];
+		n = k;
+	}
+	if (n > IMAP_SEARCH_MAX)
+		n = IMAP_SEARCH_MAX;
+	*uids = v;
+	*nr = n;
+	return 0;
+}
+
+/* The UIDs of v[0..nr-1] as a set of ranges. */
+static struct mailimap_set *uid_set(const struct imap_message *v, size_t nr)
+{
+	struct mailimap_set *set = mailimap_set_new_empty();
+	size_t i = 0;
+
+	while (set && i < nr) {
+		size_t j = i;
+
+		while (j + 1 < nr && v[j + 1].uid == v[j].uid + 1)
+			j++;
+		if (mailimap_set_add_interval(set, v[i].uid, v[j].uid) != MAILIMAP_NO_ERROR) {
+			mailimap_set_free(set);
+			return NULL;
+		}
+		i = j + 1;
+	}
+	return set;
+}
+
+static struct imap_message *find_uid(struct imap_message *v, size_t nr, uint32_t uid)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].uid == uid)
+			return v + mid;
+		if (v[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* What one FETCH response says: its UID, RFC822.SIZE and BODY[]. */
+struct fetched {
+	uint32_t uid;
+	int has_size;
+	uint32_t size;
+	const char *body;	/* NULL when absent */
+	size_t body_len;
+};
+
+static void read_msg_att(struct mailimap_msg_att *att, struct fetched *f)
+{
+	clistiter *cur;
+
+	memset(f, 0, sizeof(*f));
+	for (cur = clist_begin(att->att_list); cur; cur = clist_next(cur)) {
+		struct mailimap_msg_att_item *item = clist_content(cur);
+		struct mailimap_msg_att_static *st;
+
+		if (item->att_type != MAILIMAP_MSG_ATT_ITEM_STATIC || !item->att_data.att_static)
+			continue;
+		st = item->att_data.att_static;
+		switch (st->att_type) {
+		case MAILIMAP_MSG_ATT_UID:
+			f->uid = st->att_data.att_uid;
+			break;
+		case MAILIMAP_MSG_ATT_RFC822_SIZE:
+			f->has_size = 1;
+			f->size = st->att_data.att_rfc822_size;
+			break;
+		case MAILIMAP_MSG_ATT_BODY_SECTION:
+			if (st->att_data.att_body_section) {
+				f->body = st->att_data.att_body_section->sec_body_part;
+				f->body_len = st->att_data.att_body_section->sec_length;
+				if (!f->body)
+					f->body_len = 0;
+			}
+			break;
+		}
+	}
+}
+
+/*
+ * mailimap_uid_fetch() reports success when the server's tagged answer
+ * is NO if any FETCH response came with it, so a UID missing from the
+ * answer may be expunged or may have failed.  Asks again with UID SEARCH:
+ * 0 when none of v[0..nr-1] with !(*answered)(v) still exists, else
+ * IMAP_TEMPORARY naming the first that does.
+ */
+static int check_missing(struct imap *im, struct imap_message *v, size_t nr,
+			 int (*answered)(const struct imap_message *), const char *what,
+			 struct buf *err)
+{
+	struct imap_message *miss = xcalloc(nr ? nr : 1, sizeof(*miss));
+	struct mailimap_search_key *key = NULL;
+	struct mailimap_set *set;
+	clist *result = NULL;
+	size_t i, n = 0;
+	int r;
+
+	for (i = 0; i < nr; i++)
+		if (!answered(v + i))
+			miss[n++].uid = v[i].uid;
+	if (!n) {
+		free(miss);
+		return 0;
+	}
+	set = uid_set(miss, n);
+	free(miss);
+	key = set ? mailimap_search_key_new_uid(set) : NULL;
+	if (!key) {
+		mailimap_set_free(set);
+		return err_set(err, "imap: out of memory in libetpan");
+	}
+	r = mailimap_uid_search(im->session, NULL, key, &result);
+	mailimap_search_key_free(key);
+	if (r != MAILIMAP_NO_ERROR)
+		return server_fail(im, r, "UID SEARCH", err);
+	r = 0;
+	if (clist_begin(result)) {
+		uint32_t uid = *(uint32_t *)clist_content(clist_begin(result));
+
+		err_set(err, "imap %s: the server gave no %s for UID %u, which it still has; "
+			"try again later", im->where, what, (unsigned)uid);
+		r = IMAP_TEMPORARY;
+	}
+	mailimap_search_result_free(result);
+	return r;
+}
+
+/* "(want UID)"; takes want, also when it returns NULL (out of memory). */
+static struct mailimap_fetch_type *fetch_type(struct mailimap_fetch_att *want)
+{
+	struct mailimap_fetch_type *type = mailimap_fetch_type_new_fetch_att_list_empty();
+	struct mailimap_fetch_att *uid;
+
+	if (!want) {
+		if (type)
+			mailimap_fetch_type_free(type);
+		return NULL;
+	}
+	if (!type || mailimap_fetch_type_new_fetch_att_list_add(type, want) != MAILIMAP_NO_ERROR) {
+		mailimap_fetch_att_free(want);
+		if (type)
+			mailimap_fetch_type_free(type);
+		return NULL;
+	}
+	uid = mailimap_fetch_att_new_uid();
+	if (!uid || mailimap_fetch_type_new_fetch_att_list_add(type, uid) != MAILIMAP_NO_ERROR) {
+		if (uid)
+			mailimap_fetch_att_free(uid);
+		mailimap_fetch_type_free(type);
+		return NULL;
+	}
+	return type;
+}
+
+/* Runs UID FETCH of the attributes on v[0..nr-1]; calls take() for each
+ * answer that names one of them. */
+static int uid_fetch(struct imap *im, struct imap_message *v, size_t nr,
+		     struct mailimap_fetch_att *want, const char *what,
+		     void (*take)(struct imap_message *, const struct fetched *), struct buf *err)
+{
+	struct mailimap_fetch_type *type;
+	struct mailimap_set *set;
+	clist *result = NULL;
+	clistiter *cur;
+	int r;
+
+	if (im->gone || nr > IMAP_FETCH_MAX) {
+		if (want)
+			mailimap_fetch_att_free(want);
+		if (im->gone)
+			return lost(im, err);
+		return err_set(err, "imap: %zu UIDs in one fetch (at most %d)", nr, IMAP_FETCH_MAX);
+	}
+	type = fetch_type(want);
+	set = type ? uid_set(v, nr) : NULL;
+	if (!set) {
+		if (type)
+			mailimap_fetch_type_free(type);
+		return err_set(err, "imap: out of memory in libetpan");
+	}
+	r = mailimap_uid_fetch(im->session, set, type, &result);
+	mailimap_fetch_type_free(type);
+	mailimap_set_free(set);
+	if (r != MAILIMAP_NO_ERROR)
+		return server_fail(im, r, what, err);
+	for (cur = clist_begin(result); cur; cur = clist_next(cur)) {
+		struct fetched f;
+		struct imap_message *m;
+
+		read_msg_att(clist_content(cur), &f);
+		/* Unsolicited FETCH responses (flag changes) carry no UID or
+		 * name messages not asked for. */
+		m = f.uid ? find_uid(v, nr, f.uid) : NULL;
+		if (m)
+			take(m, &f);
+	}
+	mailimap_fetch_list_free(result);
+	return 0;
+}
+
+static void take_size(struct imap_message *m, const struct fetched *f)
+{
+	if (f->has_size)
+		m->size = f->size;
+}
+
+static int has_size(const struct imap_message *m)
+{
+	return m->size >= 0;
+}
+
+int imap_fetch_sizes(struct imap *im, struct imap_message *v, size_t nr, struct buf *err)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < nr; i++)
+		v[i].size = -1;
+	if (!nr)
+		return 0;
+	r = uid_fetch(im, v, nr, mailimap_fetch_att_new_rfc822_size(), "UID FETCH RFC822.SIZE",
+		      take_size, err);
+	if (r < 0)
+		return r;
+	return check_missing(im, v, nr, has_size, "size", err);
+}
+
+static void take_body(struct imap_message *m, const struct fetched *f)
+{
+	if (!f->body || m->fetched)
+		return;
+	buf_reset(&m->raw);
+	imap_crlf_to_lf(&m->raw, f->body, f->body_len);
+	m->fetched = 1;
+}
+
+static int has_body(const struct imap_message *m)
+{
+	return m->fetched;
+}
+
+int imap_fetch_bodies(struct imap *im, struct imap_message *v, size_t nr, struct buf *err)
+{
+	struct mailimap_section *section;
+	struct mailimap_fetch_att *att;
+	size_t i;
+	int r;
+
+	for (i = 0; i < nr; i++)
+		v[i].fetched = 0;
+	if (!nr)
+		return 0;
+	section = mailimap_section_new(NULL);
+	att = section ? mailimap_fetch_att_new_body_peek_section(section) : NULL;
+	if (!att) {
+		mailimap_section_free(section);
+		return err_set(err, "imap: out of memory in libetpan");
+	}
+	r = uid_fetch(im, v, nr, att, "UID FETCH BODY.PEEK[]", take_body, err);
+	if (r < 0)
+		return r;
+	return check_missing(im, v, nr, has_body, "message", err);
+}
+
+int imap_crlf_to_lf(struct buf *out, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	if (buf_grow(out, n) < 0)
+		return -1;
+	while (p < end) {
+		const char *cr = memchr(p, '\r', (size_t)(end - p));
+
+		if (!cr) {
+			buf_add(out, p, (size_t)(end - p));
+			break;
+		}
+		if (cr + 1 < end && cr[1] == '\n') {
+			buf_add(out, p, (size_t)(cr - p));
+			p = cr + 1;
+		} else {
+			buf_add(out, p, (size_t)(cr + 1 - p));
+			p = cr + 1;
+		}
+	}
+	return 0;
+}

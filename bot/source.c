@@ -1,0 +1,522 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "imap.h"
+#include "maildir.h"
+#include "mbox.h"
+#include "source.h"
+#include "xalloc.h"
+#include "banned.h"
+
+enum source_kind {
+	SOURCE_MAILDIR,
+	SOURCE_MBOX,
+	SOURCE_IMAP,
+	SOURCE_FD,
+};
+
+/* A message handed out and not yet passed by the cursor. */
+struct pending {
+	char *key;
+	int64_t mark;		/* mbox: the offset after it; IMAP: its UID */
+	int acked;
+};
+
+struct source {
+	enum source_kind kind;
+	struct source_cursor cursor;
+	char *restart;			/* source_restart_reason(), or NULL */
+	struct buf scratch;		/* the message being read */
+
+	/* mbox and IMAP: a queue, oldest first from pending[head] */
+	struct pending *pending;
+	size_t head, nr_pending, alloc_pending;
+
+	/* after an error that cannot be read past: the code and message */
+	int failed;
+	struct buf failure;
+
+	struct maildir *maildir;
+	struct mbox *mbox;
+
+	struct imap *imap;
+	struct imap_message *msgs;	/* the UIDs found, ascending */
+	size_t nr_msgs;
+	size_t next;			/* msgs[next] is the next to hand out */
+	size_t sized;			/* msgs[0..sized-1] have their sizes */
+	size_t fetched;			/* msgs[next..fetched-1] were fetched */
+
+	int fd;
+	int fd_done;
+};
+
+void source_msg_release(struct source_msg *msg)
+{
+	free(msg->raw);
+	free(msg->key);
+	memset(msg, 0, sizeof(*msg));
+}
+
+static struct source *source_new(enum source_kind kind)
+{
+	struct source *s = xcalloc(1, sizeof(*s));
+
+	s->kind = kind;
+	s->fd = -1;
+	buf_init(&s->scratch);
+	buf_init(&s->failure);
+	return s;
+}
+
+void source_close(struct source *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	maildir_free(s->maildir);
+	mbox_free(s->mbox);
+	imap_close(s->imap);
+	for (i = 0; i < s->nr_msgs; i++)
+		buf_release(&s->msgs[i].raw);
+	free(s->msgs);
+	for (i = s->head; i < s->nr_pending; i++)
+		free(s->pending[i].key);
+	free(s->pending);
+	free(s->restart);
+	buf_release(&s->scratch);
+	buf_release(&s->failure);
+	free(s);
+}
+
+void source_cursor_get(const struct source *s, struct source_cursor *out)
+{
+	*out = s->cursor;
+}
+
+const char *source_restart_reason(const struct source *s)
+{
+	return s->restart;
+}
+
+static void set_restart(struct source *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_restart(struct source *s, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	free(s->restart);
+	s->restart = buf_detach(&b, NULL);
+}
+
+/* Remembers an error that source_next() returns from now on. */
+static int fail(struct source *s, int code, struct buf *err)
+{
+	s->failed = code;
+	buf_reset(&s->failure);
+	if (err)
+		buf_add(&s->failure, err->data, err->len);
+	return code;
+}
+
+/* Cursor queue (mbox, IMAP) */
+
+static void pending_add(struct source *s, char *key, int64_t mark, int acked)
+{
+	if (s->head && s->head == s->nr_pending) {
+		s->head = s->nr_pending = 0;
+	} else if (s->head > 1024 && s->head > s->nr_pending / 2) {
+		memmove(s->pending, s->pending + s->head,
+			(s->nr_pending - s->head) * sizeof(*s->pending));
+		s->nr_pending -= s->head;
+		s->head = 0;
+	}
+	ALLOC_GROW(s->pending, s->nr_pending + 1, s->alloc_pending);
+	s->pending[s->nr_pending].key = key;
+	s->pending[s->nr_pending].mark = mark;
+	s->pending[s->nr_pending].acked = acked;
+	s->nr_pending++;
+}
+
+/* Moves the cursor over the acked messages at the queue's head. */
+static int pending_advance(struct source *s, struct buf *err)
+{
+	size_t i = s->head;
+	int64_t mark = 0;
+
+	while (i < s->nr_pending && s->pending[i].acked)
+		mark = s->pending[i++].mark;
+	if (i == s->head)
+		return 0;
+	if (s->kind == SOURCE_MBOX) {
+		char fp[MBOX_FINGERPRINT_LEN + 1];
+
+		/* The fingerprint first: a failure leaves the cursor as it was. */
+		if (mbox_fingerprint(s->mbox, mark, fp, err) < 0)
+			return -1;
+		s->cursor.offset = mark;
+		memcpy(s->cursor.fingerprint, fp, sizeof(fp));
+	} else {
+		s->cursor.last_uid = mark;
+	}
+	for (; s->head < i; s->head++)
+		free(s->pending[s->head].key);
+	return 0;
+}
+
+static int pending_ack(struct source *s, const char *key, struct buf *err)
+{
+	size_t i;
+
+	for (i = s->head; i < s->nr_pending; i++)
+		if (!strcmp(s->pending[i].key, key))
+			break;
+	if (i == s->nr_pending || s->pending[i].acked)
+		return err_set(err, "%s: not a message this source handed out, or acked already", key);
+	s->pending[i].acked = 1;
+	if (pending_advance(s, err) < 0) {
+		s->pending[i].acked = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* Maildir */
+
+int source_open_maildir(const char *dir, struct source **out, struct buf *err)
+{
+	struct source *s = source_new(SOURCE_MAILDIR);
+
+	*out = NULL;
+	if (maildir_open(dir, &s->maildir, err) < 0) {
+		source_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+static int next_maildir(struct source *s, struct source_msg *msg, struct buf *err)
+{
+	const char *name;
+	size_t size = 0;
+	int r;
+
+	r = maildir_next(s->maildir, &name, &s->scratch, SOURCE_MAX_MESSAGE, &size, err);
+	if (r <= 0)
+		return r;
+	msg->key = xstrdup(name);
+	msg->size = size;
+	if (size > SOURCE_MAX_MESSAGE)
+		msg->oversized = 1;
+	else
+		msg->raw = buf_detach(&s->scratch, &msg->len);
+	return 1;
+}
+
+/* mbox */
+
+/* Whether the cursor from still describes the file: 1, 0 (restart noted), -1. */
+static int mbox_resume(struct source *s, const char *path, const struct source_cursor *from,
+		       struct buf *err)
+{
+	char fp[MBOX_FINGERPRINT_LEN + 1];
+	int64_t size = mbox_size(s->mbox);
+	int r;
+
+	if (from->offset < 0 || from->offset > size) {
+		set_restart(s, "%s is shorter (%" PRId64 " bytes) than where it was read to last time "
+			    "(%" PRId64 "): it was replaced or rewritten; reading it from the start",
+			    path, size, from->offset);
+		return 0;
+	}
+	if (mbox_fingerprint(s->mbox, from->offset, fp, err) < 0)
+		return -1;
+	if (strncmp(fp, from->fingerprint, sizeof(from->fingerprint))) {
+		set_restart(s, "%s does not begin as it did when it was read to offset %" PRId64
+			    " last time: it was replaced or rewritten; reading it from the start",
+			    path, from->offset);
+		return 0;
+	}
+	r = mbox_seek(s->mbox, from->offset, err);
+	if (r == 0)
+		set_restart(s, "%s: no message begins at offset %" PRId64 ", where it was read to "
+			    "last time: it was rewritten; reading it from the start", path, from->offset);
+	return r;
+}
+
+int source_open_mbox(const char *path, const struct source_cursor *from,
+		     struct source **out, struct buf *err)
+{
+	struct source *s = source_new(SOURCE_MBOX);
+	int r = 0;
+
+	*out = NULL;
+	r = mbox_open(path, &s->mbox, err);
+	if (r < 0) {
+		source_close(s);
+		return r == MBOX_BUSY ? SOURCE_TEMPORARY : -1;
+	}
+	if (from && (from->offset || from->fingerprint[0])) {
+		r = mbox_resume(s, path, from, err);
+		if (r < 0) {
+			source_close(s);
+			return -1;
+		}
+	}
+	if (r == 1) {
+		s->cursor.offset = from->offset;
+		memcpy(s->cursor.fingerprint, from->fingerprint, sizeof(s->cursor.fingerprint));
+		s->cursor.fingerprint[sizeof(s->cursor.fingerprint) - 1] = '\0';
+	} else if (mbox_seek(s->mbox, 0, err) < 0 ||
+		   mbox_fingerprint(s->mbox, 0, s->cursor.fingerprint, err) < 0) {
+		source_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+static int next_mbox(struct source *s, struct source_msg *msg, struct buf *err)
+{
+	struct mbox_pos pos;
+	struct buf key = BUF_INIT;
+	int r;
+
+	r = mbox_next(s->mbox, &s->scratch, SOURCE_MAX_MESSAGE, &pos, err);
+	if (r < 0)
+		return fail(s, -1, err);
+	if (r == 0)
+		return 0;
+	buf_addf(&key, "mbox:%" PRId64, pos.start);
+	msg->key = buf_detach(&key, NULL);
+	msg->size = pos.size;
+	if (pos.size > SOURCE_MAX_MESSAGE)
+		msg->oversized = 1;
+	else
+		msg->raw = buf_detach(&s->scratch, &msg->len);
+	pending_add(s, xstrdup(msg->key), pos.end, 0);
+	return 1;
+}
+
+/* IMAP */
+
+int source_open_imap(const char *url, const char *password, const char *ca_file, int timeout,
+		     const struct source_cursor *from, struct source **out, struct buf *err)
+{
+	struct imap_url u;
+	struct source *s;
+	uint32_t *uids = NULL, validity;
+	size_t nr = 0, i;
+	int64_t last = 0;
+	int r;
+
+	*out = NULL;
+	if (imap_url_parse(url, &u, err) < 0)
+		return -1;
+	s = source_new(SOURCE_IMAP);
+	r = imap_open(&u, password, ca_file, timeout, &s->imap, err);
+	if (r < 0)
+		goto fail;
+	validity = imap_uidvalidity(s->imap);
+	if (from && from->uidvalidity && from->uidvalidity != validity) {
+		set_restart(s, "the UIDVALIDITY of %s changed from %" PRId64 " to %" PRIu32
+			    " (the mailbox was recreated): reading it from the start",
+			    u.mailbox, from->uidvalidity, validity);
+	} else if (from && from->uidvalidity) {
+		if (from->last_uid >= 0 && from->last_uid <= UINT32_MAX)
+			last = from->last_uid;
+		else
+			set_restart(s, "the stored last UID %" PRId64 " of %s is not a UID: "
+				    "reading the mailbox from the start", from->last_uid, u.mailbox);
+	}
+	s->cursor.uidvalidity = validity;
+	s->cursor.last_uid = last;
+	r = imap_search_after(s->imap, (uint32_t)last, &uids, &nr, err);
+	if (r < 0)
+		goto fail;
+	s->msgs = xcalloc(nr ? nr : 1, sizeof(*s->msgs));
+	for (i = 0; i < nr; i++) {
+		s->msgs[i].uid = uids[i];
+		buf_init(&s->msgs[i].raw);
+	}
+	s->nr_msgs = nr;
+	free(uids);
+	imap_url_release(&u);
+	*out = s;
+	return 0;
+fail:
+	imap_url_release(&u);
+	source_close(s);
+	return r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+}
+
+static int fetchable(const struct imap_message *m)
+{
+	return m->size >= 0 && (uint64_t)m->size <= SOURCE_MAX_MESSAGE;
+}
+
+/* Fetches the bodies of the messages from msgs[next] on: a run of
+ * fetchable ones within the batch limits. */
+static int fetch_batch(struct source *s, struct buf *err)
+{
+	size_t end = s->next;
+	uint64_t bytes = 0;
+
+	while (end < s->sized && end - s->next < SOURCE_IMAP_BATCH_MAX && fetchable(s->msgs + end)) {
+		if (end > s->next && bytes + (uint64_t)s->msgs[end].size > SOURCE_IMAP_BATCH_BYTES)
+			break;
+		bytes += (uint64_t)s->msgs[end].size;
+		end++;
+	}
+	s->fetched = end;
+	return imap_fetch_bodies(s->imap, s->msgs + s->next, end - s->next, err);
+}
+
+static int next_imap(struct source *s, struct source_msg *msg, struct buf *err)
+{
+	while (s->next < s->nr_msgs) {
+		struct imap_message *m = s->msgs + s->next;
+		struct buf key = BUF_INIT;
+		int r = 0;
+
+		if (s->next >= s->sized) {
+			size_t n = s->nr_msgs - s->sized;
+
+			if (n > IMAP_FETCH_MAX)
+				n = IMAP_FETCH_MAX;
+			r = imap_fetch_sizes(s->imap, s->msgs + s->sized, n, err);
+			if (r < 0)
+				return fail(s, r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1, err);
+			s->sized += n;
+			continue;
+		}
+		if (fetchable(m) && s->next >= s->fetched) {
+			r = fetch_batch(s, err);
+			if (r < 0)
+				return fail(s, r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1, err);
+		}
+		s->next++;
+		/* Expunged since the search: nothing to take, and nothing to
+		 * hold the cursor back. */
+		if (m->size < 0 || (fetchable(m) && !m->fetched)) {
+			pending_add(s, xstrdup("imap:expunged"), m->uid, 1);
+			if (pending_advance(s, err) < 0)
+				return -1;
+			continue;
+		}
+		buf_addf(&key, "imap:%" PRIu32, m->uid);
+		msg->key = buf_detach(&key, NULL);
+		if (!fetchable(m) || m->raw.len > SOURCE_MAX_MESSAGE) {
+			/* The server's size, or what it sent when that was larger. */
+			msg->size = m->raw.len > (uint64_t)m->size ? m->raw.len : (size_t)m->size;
+			msg->oversized = 1;
+			buf_release(&m->raw);
+		} else {
+			msg->raw = buf_detach(&m->raw, &msg->len);
+			msg->size = msg->len;
+		}
+		pending_add(s, xstrdup(msg->key), m->uid, 0);
+		return 1;
+	}
+	return 0;
+}
+
+/* A descriptor */
+
+int source_open_fd(int fd, struct source **out, struct buf *err)
+{
+	struct source *s;
+
+	*out = NULL;
+	if (fd < 0)
+		return err_set(err, "no descriptor to read a message from");
+	s = source_new(SOURCE_FD);
+	s->fd = fd;
+	*out = s;
+	return 0;
+}
+
+static int next_fd(struct source *s, struct source_msg *msg, struct buf *err)
+{
+	char chunk[65536];
+	size_t size = 0;
+
+	if (s->fd_done)
+		return 0;
+	buf_reset(&s->scratch);
+	for (;;) {
+		ssize_t n = read(s->fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_set(err, "reading the message from descriptor %d: %s", s->fd, strerror(errno));
+			return fail(s, SOURCE_TEMPORARY, err);
+		}
+		if (n == 0)
+			break;
+		/* Past the limit the rest is read and counted, not kept: an
+		 * MTA writing into a pipe expects it to be read to the end. */
+		size += (size_t)n;
+		if (size <= SOURCE_MAX_MESSAGE)
+			buf_add(&s->scratch, chunk, (size_t)n);
+		else if (s->scratch.len)
+			buf_release(&s->scratch);
+	}
+	s->fd_done = 1;
+	msg->key = xstrdup("-");
+	msg->size = size;
+	if (size > SOURCE_MAX_MESSAGE)
+		msg->oversized = 1;
+	else
+		msg->raw = buf_detach(&s->scratch, &msg->len);
+	return 1;
+}
+
+/* All */
+
+int source_next(struct source *s, struct source_msg *msg, struct buf *err)
+{
+	memset(msg, 0, sizeof(*msg));
+	if (s->failed) {
+		err_set(err, "%s", s->failure.data);
+		return s->failed;
+	}
+	switch (s->kind) {
+	case SOURCE_MAILDIR:
+		return next_maildir(s, msg, err);
+	case SOURCE_MBOX:
+		return next_mbox(s, msg, err);
+	case SOURCE_IMAP:
+		return next_imap(s, msg, err);
+	case SOURCE_FD:
+		return next_fd(s, msg, err);
+	}
+	return err_set(err, "unknown source");
+}
+
+int source_ack(struct source *s, const struct source_msg *msg, struct buf *err)
+{
+	if (!msg->key)
+		return err_set(err, "a message without a key cannot be acked");
+	switch (s->kind) {
+	case SOURCE_MAILDIR:
+		return maildir_take(s->maildir, msg->key, err);
+	case SOURCE_MBOX:
+	case SOURCE_IMAP:
+		return pending_ack(s, msg->key, err);
+	case SOURCE_FD:
+		return 0;
+	}
+	return err_set(err, "unknown source");
+}

@@ -1,0 +1,161 @@
+#ifndef PERFBOT_SOURCE_H
+#define PERFBOT_SOURCE_H
+
+/*
+ * The mail sources `perfbot ingest` reads: a Maildir's new/, an mbox file,
+ * an IMAP mailbox, or one message on a file descriptor.  All four look the
+ * same to the caller:
+ *
+ *	source_open_*(..., &s, &err);
+ *	while ((r = source_next(s, &msg, &err)) == 1) {
+ *		... archive or record msg, then ...
+ *		source_ack(s, &msg, &err);
+ *		source_msg_release(&msg);
+ *	}
+ *	source_cursor_get(s, &cursor);	... store it with what was recorded ...
+ *	source_close(s);
+ *
+ * Taking each message exactly once, also across a run that is killed:
+ *   - Maildir: a message stays in new/ until source_ack() moves it to cur/,
+ *     so one that was read but not acked is read again next time.
+ *   - mbox and IMAP: nothing in the mailbox changes (the mbox is opened
+ *     read-only; the IMAP mailbox with EXAMINE and BODY.PEEK[]).  What was
+ *     taken is the cursor the caller stores between runs, in the same
+ *     transaction as the messages it recorded.  Acks move the cursor past
+ *     the longest run of acked messages from its start, so a message not
+ *     acked (a temporary failure) holds back the ones after it, which are
+ *     read again next time (the caller drops those it already has, by
+ *     Message-ID).
+ *
+ * The cursor also notices a mailbox that is not the one it was made for:
+ * a new IMAP UIDVALIDITY, or an mbox whose start differs from the
+ * fingerprint or that has no message boundary at the offset any more
+ * (replaced, rotated, rewritten).  Then the source is read from the start
+ * and source_restart_reason() says why.
+ *
+ * Untrusted: everything in the mailboxes and everything an IMAP server
+ * sends.  Messages are bytes, not parsed here (a message may hold NUL
+ * bytes; len counts them).  Limits: SOURCE_MAX_MESSAGE per message, and
+ * those in maildir.h, mbox.h and imap.h.  A message larger than
+ * SOURCE_MAX_MESSAGE is never cut: it comes back with oversized set and
+ * no bytes, so the caller can record that it skipped it, and ack it.
+ *
+ * Errors: functions return -1 with one message in err, or
+ * SOURCE_TEMPORARY (-2) when trying again later may work (an IMAP server
+ * that cannot be reached, a dropped connection or timeout, an mbox locked
+ * by a writer, a read error on the descriptor).  After an error in
+ * source_next(), calling it again goes on with the next message of a
+ * Maildir (the one that failed stays in new/); the other sources return
+ * the error again.  Out of memory is fatal (xmalloc).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+#define SOURCE_MAX_MESSAGE (32u << 20)	/* bytes of one message */
+#define SOURCE_IMAP_BATCH_BYTES (8u << 20)	/* IMAP bodies fetched at once (a larger one alone) */
+#define SOURCE_IMAP_BATCH_MAX 100		/* IMAP messages fetched at once */
+#define SOURCE_TEMPORARY (-2)
+
+struct source;
+
+/* One message, as source_next() hands it over.  The caller owns the
+ * strings: source_msg_release() frees them. */
+struct source_msg {
+	char *raw;	/* the bytes (NUL-terminated for convenience, may hold NULs);
+			 * NULL when oversized */
+	size_t len;	/* bytes in raw */
+	char *key;	/* what identifies it in its source: the file name in new/,
+			 * "mbox:OFFSET" (of its "From " line), "imap:UID" or "-" */
+	size_t size;	/* its size: len, or for an oversized message the size the
+			 * source reports (IMAP: RFC822.SIZE, with CRLF line ends) */
+	int oversized;	/* 1: larger than SOURCE_MAX_MESSAGE and skipped */
+};
+
+void source_msg_release(struct source_msg *msg);
+
+/* How far a source was read: stored by the caller between runs.  Plain
+ * data; all zero means "from the start" (and is what a Maildir or a
+ * descriptor always has). */
+struct source_cursor {
+	int64_t uidvalidity;	/* IMAP: the mailbox's UIDVALIDITY; 0 = none */
+	int64_t last_uid;	/* IMAP: every UID up to this one was taken */
+	int64_t offset;		/* mbox: every message before this byte was taken */
+	char fingerprint[65];	/* mbox: mbox_fingerprint() at offset; "" = none */
+};
+
+/*
+ * DIR/new, read in name order (see maildir.h: nothing is created, dot
+ * files and anything not a regular file are skipped).  -1 when DIR/new or
+ * DIR/cur is missing or unreadable.
+ */
+int source_open_maildir(const char *dir, struct source **out, struct buf *err);
+
+/*
+ * The mbox file at path, read-only (see mbox.h for the format and
+ * locking).  from: the stored cursor, or NULL to read from the start;
+ * when its offset is past the file's end, is not where a message begins,
+ * or its fingerprint does not match the file, the whole file is read
+ * (source_restart_reason() says why).  -1, or SOURCE_TEMPORARY when a
+ * writer kept the file locked.
+ */
+int source_open_mbox(const char *path, const struct source_cursor *from,
+		     struct source **out, struct buf *err);
+
+/*
+ * The IMAP mailbox at url (imap.h: imaps://USER@HOST[:PORT]/MAILBOX,
+ * imap://USER@HOST[:PORT]/MAILBOX?starttls, or plain imap:// to loopback
+ * only), with the certificate checked against ca_file (NULL: the
+ * system's CAs) before LOGIN with password.  timeout: seconds for
+ * connecting and each read (0: libetpan's default, 300).  Finds the
+ * messages after from->last_uid (all of them when from is NULL or its
+ * UIDVALIDITY differs from the server's) and fetches them as
+ * source_next() asks: sizes first, then bodies in batches of at most
+ * SOURCE_IMAP_BATCH_MAX messages and SOURCE_IMAP_BATCH_BYTES by the
+ * server's sizes, so an oversized message is never downloaded.  -1 or
+ * SOURCE_TEMPORARY.
+ */
+int source_open_imap(const char *url, const char *password, const char *ca_file, int timeout,
+		     const struct source_cursor *from, struct source **out, struct buf *err);
+
+/*
+ * One message read from fd to its end (`perfbot ingest -` from an MTA);
+ * key "-".  The descriptor is read by source_next() and not closed.
+ */
+int source_open_fd(int fd, struct source **out, struct buf *err);
+
+/*
+ * The next message: 1 with *msg filled (release it with
+ * source_msg_release()), 0 when there are no more, -1 or SOURCE_TEMPORARY
+ * (then *msg is empty).  Messages come in source order: Maildir names,
+ * mbox file order, ascending UIDs.
+ */
+int source_next(struct source *s, struct source_msg *msg, struct buf *err);
+
+/*
+ * Marks msg (one source_next() returned from s, oversized or not) as
+ * taken; call it only once what the message means is safely recorded.
+ * Maildir: moves new/NAME to cur/NAME:2, and fsyncs both directories;
+ * -1 when that fails (also when the file has gone).  mbox and IMAP: moves
+ * the cursor (see above); -1 only when msg is not one of s's, or when the
+ * mbox can no longer be read for the fingerprint.  A descriptor: nothing.
+ */
+int source_ack(struct source *s, const struct source_msg *msg, struct buf *err);
+
+/* The cursor to store after acks: see struct source_cursor. */
+void source_cursor_get(const struct source *s, struct source_cursor *out);
+
+/*
+ * NULL when the source was read on from the cursor given (or from the
+ * start, when none was given), else why the cursor was dropped ("the
+ * UIDVALIDITY of INBOX changed from 1 to 7: reading it from the start"),
+ * owned by s.
+ */
+const char *source_restart_reason(const struct source *s);
+
+/* Ends an IMAP session (LOGOUT), closes files; accepts NULL. */
+void source_close(struct source *s);
+
+#endif
