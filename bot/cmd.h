@@ -13,6 +13,8 @@ struct cmd_options {
 };
 
 int cmd_render(int argc, char **argv, const struct cmd_options *opts);
+int cmd_queue(int argc, char **argv, const struct cmd_options *opts);
+int cmd_status(int argc, char **argv, const struct cmd_options *opts);
 int cmd_template(int argc, char **argv, const struct cmd_options *opts);
 
 #endif

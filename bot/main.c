@@ -16,6 +16,8 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
+	{ "queue", cmd_queue, "check comparison JSONs and move them into the spool" },
+	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },
 	{ NULL, NULL, NULL },
 };

@@ -1,0 +1,125 @@
+/*
+ * perfbot queue FILE.json...: validate each comparison as `send` will
+ * (down to rendering the mail, commits resolved) and move it into the
+ * spool.  A file that would not render is refused now, with the reason,
+ * not at 3 am in a cron mail; it stays where it was.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "render.h"
+#include "report.h"
+#include "spool.h"
+#include "banned.h"
+
+static const char usage_text[] =
+	"usage: perfbot queue FILE.json...\n"
+	"\n"
+	"Checks each comparison JSON as send would (including its commits and the\n"
+	"rendered mail) and moves it into the spool (perfbot.state/spool/incoming)\n"
+	"for the next `perfbot send`.  A file that fails is left where it was and\n"
+	"the reason printed; the others are still queued (exit 65 if any failed).\n";
+
+/* Whether the file can become a mail: 0, or -1 with a message naming it. */
+static int queue_check(struct render_env *env, const char *file, int64_t now, int verbose,
+		       struct buf *err)
+{
+	struct render_request req;
+	struct rendered out;
+	struct report *report = NULL;
+	struct stat sb;
+	int ret = -1;
+
+	if (!strcmp(file, "-"))
+		return err_set(err, "-: standard input cannot be queued: write it to a file first");
+	if (lstat(file, &sb) < 0)
+		return err_set(err, "%s: cannot read: %s", file, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return err_set(err, "%s: not a regular file%s", file,
+			       S_ISLNK(sb.st_mode) ? " but a symbolic link: queue the file it points to" : "");
+	if (report_load_file(file, &report, err) < 0)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	req.report = report;
+	req.created = now;
+	if (render_report(env, &req, &out, err) == 0) {
+		if (verbose && out.notes.len)
+			fputs(out.notes.data, stderr);
+		ret = 0;
+	}
+	rendered_release(&out);
+	report_free(report);
+	return ret;
+}
+
+int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
+{
+	struct buf err = BUF_INIT, name = BUF_INIT;
+	struct config *cfg = NULL;
+	struct render_env env;
+	int64_t now;
+	int i, first = 1, rc = 0, options = 1;
+
+	for (i = 1; i < argc && options; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--")) {
+			options = 0;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "perfbot queue: unknown option '%s'\n%s", argv[i], usage_text);
+			return EX_USAGE;
+		} else {
+			break;
+		}
+	}
+	first = i;
+	if (first >= argc) {
+		fputs(usage_text, stderr);
+		return EX_USAGE;
+	}
+
+	if (config_load(opts->config_path, &cfg, &err) < 0) {
+		fprintf(stderr, "perfbot queue: %s\n", err.data);
+		buf_release(&err);
+		return EX_CONFIG;
+	}
+	if (render_env_open(&env, cfg, &err) < 0) {
+		fprintf(stderr, "perfbot queue: %s\n", err.data);
+		config_free(cfg);
+		buf_release(&err);
+		return EX_CONFIG;
+	}
+	now = (int64_t)time(NULL);
+	for (i = first; i < argc; i++) {
+		const char *file = argv[i];
+
+		buf_reset(&name);
+		if (queue_check(&env, file, now, opts->verbose, &err) < 0) {
+			fprintf(stderr, "perfbot queue: %s\n", err.data);
+			if (rc != EX_IOERR)
+				rc = EX_DATAERR;
+			continue;
+		}
+		/* A good file that cannot be moved is the system's fault, not
+		 * the file's: say so with a different exit code. */
+		if (spool_queue_file(cfg->state, file, now, &name, &err) < 0) {
+			fprintf(stderr, "perfbot queue: %s\n", err.data);
+			rc = EX_IOERR;
+			continue;
+		}
+		printf("queued %s as incoming/%s\n", file, name.data);
+		fflush(stdout);
+	}
+	render_env_close(&env);
+	config_free(cfg);
+	buf_release(&err);
+	buf_release(&name);
+	return rc;
+}

@@ -1,0 +1,1586 @@
+/*
+ * state.c: the SQLite seam (state.h).  The only file that includes
+ * <sqlite3.h>; every SQL statement perfbot runs is in here, with its
+ * parameters bound, never spliced.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "state.h"
+#include "xalloc.h"
+#include "banned.h"
+
+struct state {
+	sqlite3 *db;
+	char *path;		/* DIR/state.db, for messages */
+	int in_tx;		/* inside state_begin() */
+};
+
+struct state_lock {
+	int fd;
+};
+
+static const char *const kind_names[] = { "report", "followup" };
+static const char *const status_names[] = { "queued", "sending", "sent", "failed" };
+static const char *const verdict_names[] = { "open", "invalid", "fixed", "duplicate" };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *state_kind_name(enum state_kind k)
+{
+	return (size_t)k < N(kind_names) ? kind_names[k] : "?";
+}
+
+const char *state_status_name(enum state_status s)
+{
+	return (size_t)s < N(status_names) ? status_names[s] : "?";
+}
+
+const char *state_verdict_name(enum state_verdict v)
+{
+	return (size_t)v < N(verdict_names) ? verdict_names[v] : "?";
+}
+
+static int name_index(const char *const *names, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if (!strcmp(names[i], s))
+			return (int)i;
+	return -1;
+}
+
+int state_verdict_parse(const char *s, enum state_verdict *out)
+{
+	int i = name_index(verdict_names, N(verdict_names), s);
+
+	if (i < 0)
+		return -1;
+	*out = (enum state_verdict)i;
+	return 0;
+}
+
+/*
+ * The schema, one migration per version.  A migration runs in one
+ * transaction together with the row that records it, so a database is
+ * always at exactly one version.  Never edit a released migration: add
+ * the next one.
+ */
+static const char *const migrations[] = {
+	/* 1 */
+	"CREATE TABLE reports ("
+	"  id INTEGER PRIMARY KEY,"
+	"  message_id TEXT UNIQUE NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('report', 'followup')),"
+	"  parent_id INTEGER REFERENCES reports(id),"
+	"  thread_id INTEGER REFERENCES reports(id),"
+	"  thread_key TEXT NOT NULL,"
+	"  identity TEXT NOT NULL,"
+	"  subject TEXT NOT NULL,"
+	"  from_name TEXT NOT NULL,"
+	"  from_email TEXT NOT NULL,"
+	"  in_reply_to TEXT,"
+	"  refs TEXT,"
+	"  env_from TEXT NOT NULL,"
+	"  env_rcpt TEXT NOT NULL,"
+	"  to_addrs TEXT NOT NULL,"
+	"  cc_addrs TEXT NOT NULL,"
+	"  mail BLOB NOT NULL,"
+	"  status TEXT NOT NULL DEFAULT 'queued'"
+	"    CHECK (status IN ('queued', 'sending', 'sent', 'failed')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER,"
+	"  last_attempt INTEGER,"
+	"  last_reply TEXT,"
+	"  created INTEGER NOT NULL,"
+	"  sent INTEGER,"
+	"  state TEXT NOT NULL DEFAULT 'open'"
+	"    CHECK (state IN ('open', 'invalid', 'fixed', 'duplicate')),"
+	"  CHECK ((kind = 'report') = (parent_id IS NULL))"
+	");"
+	"CREATE INDEX reports_thread_key ON reports(thread_key);"
+	"CREATE INDEX reports_thread_id ON reports(thread_id);"
+	"CREATE INDEX reports_status ON reports(status, next_attempt);"
+	"CREATE TABLE report_sources ("
+	"  name TEXT PRIMARY KEY,"
+	"  report_id INTEGER NOT NULL REFERENCES reports(id)"
+	");"
+	"CREATE INDEX report_sources_report ON report_sources(report_id);"
+	"CREATE TABLE recipients_results ("
+	"  report_id INTEGER NOT NULL REFERENCES reports(id),"
+	"  seq INTEGER NOT NULL,"
+	"  address TEXT NOT NULL,"
+	"  code INTEGER NOT NULL,"
+	"  reply TEXT NOT NULL,"
+	"  PRIMARY KEY (report_id, seq)"
+	");"
+	"CREATE TABLE send_log ("
+	"  hour INTEGER PRIMARY KEY,"
+	"  count INTEGER NOT NULL"
+	");"
+	"CREATE TABLE messages ("
+	"  message_id TEXT PRIMARY KEY,"
+	"  report_id INTEGER REFERENCES reports(id),"
+	"  parent_message_id TEXT,"
+	"  in_reply_to TEXT,"
+	"  refs TEXT,"
+	"  from_name TEXT,"
+	"  from_email TEXT,"
+	"  date INTEGER,"
+	"  subject TEXT,"
+	"  origin TEXT NOT NULL CHECK (origin IN ('sent', 'ingested')),"
+	"  blob_oid TEXT,"
+	"  commit_oid TEXT,"
+	"  quarantined INTEGER NOT NULL DEFAULT 0,"
+	"  quarantine_reason TEXT"
+	");"
+	"CREATE INDEX messages_report ON messages(report_id);"
+	"CREATE TABLE commands ("
+	"  id INTEGER PRIMARY KEY,"
+	"  report_id INTEGER REFERENCES reports(id),"
+	"  message_id TEXT NOT NULL REFERENCES messages(message_id),"
+	"  name TEXT NOT NULL,"
+	"  args TEXT NOT NULL,"
+	"  author TEXT NOT NULL,"
+	"  date INTEGER,"
+	"  UNIQUE (message_id, name, args)"
+	");"
+	"CREATE TABLE trailers ("
+	"  message_id TEXT NOT NULL REFERENCES messages(message_id),"
+	"  key TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  UNIQUE (message_id, key, value)"
+	");"
+	"CREATE TABLE cursors ("
+	"  source TEXT PRIMARY KEY,"
+	"  uidvalidity INTEGER,"
+	"  last_uid INTEGER,"
+	"  offset INTEGER,"
+	"  fingerprint TEXT"
+	");"
+	"CREATE TABLE archive_tip ("
+	"  epoch INTEGER PRIMARY KEY,"
+	"  commit_oid TEXT NOT NULL"
+	");",
+};
+
+/* ---- statements ------------------------------------------------------ */
+
+static int db_fail(struct state *st, struct buf *err, const char *what)
+{
+	return err_set(err, "%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+}
+
+static int exec_sql(struct state *st, const char *sql, struct buf *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		err_set(err, "%s: %s", st->path, msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A prepared statement with parameters bound in order.  A bind that fails
+ * is remembered and reported by the next step, so call sites can bind
+ * without checking each one.
+ */
+struct stmt {
+	struct state *st;
+	sqlite3_stmt *s;
+	int next;	/* the next parameter index */
+	int rc;		/* the first failing bind's code, or SQLITE_OK */
+};
+
+static int stmt_prepare(struct state *st, struct stmt *q, const char *sql, struct buf *err)
+{
+	q->st = st;
+	q->next = 1;
+	q->rc = SQLITE_OK;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q->s, NULL) != SQLITE_OK) {
+		q->s = NULL;
+		return db_fail(st, err, "cannot prepare a statement");
+	}
+	return 0;
+}
+
+static void stmt_finish(struct stmt *q)
+{
+	sqlite3_finalize(q->s);
+	q->s = NULL;
+}
+
+static void bind_rc(struct stmt *q, int rc)
+{
+	if (rc != SQLITE_OK && q->rc == SQLITE_OK)
+		q->rc = rc;
+	q->next++;
+}
+
+/* NULL binds SQL NULL. */
+static void bind_text(struct stmt *q, const char *s)
+{
+	bind_rc(q, s ? sqlite3_bind_text(q->s, q->next, s, -1, SQLITE_STATIC)
+		     : sqlite3_bind_null(q->s, q->next));
+}
+
+static void bind_int(struct stmt *q, int64_t v)
+{
+	bind_rc(q, sqlite3_bind_int64(q->s, q->next, v));
+}
+
+/* 0 ("none") binds SQL NULL. */
+static void bind_opt(struct stmt *q, int64_t v)
+{
+	bind_rc(q, v ? sqlite3_bind_int64(q->s, q->next, v) : sqlite3_bind_null(q->s, q->next));
+}
+
+static void bind_blob(struct stmt *q, const void *p, size_t n)
+{
+	bind_rc(q, sqlite3_bind_blob64(q->s, q->next, p, n, SQLITE_STATIC));
+}
+
+/* 1 for a row, 0 when done, -1 with a message. */
+static int stmt_step(struct stmt *q, struct buf *err)
+{
+	int rc;
+
+	if (q->rc != SQLITE_OK)
+		return err_set(err, "%s: cannot bind a value: %s", q->st->path, sqlite3_errstr(q->rc));
+	rc = sqlite3_step(q->s);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return db_fail(q->st, err, "query failed");
+}
+
+/* Runs a statement that returns no rows and finalizes it.  0 or -1. */
+static int stmt_run(struct stmt *q, struct buf *err)
+{
+	int r = stmt_step(q, err);
+
+	stmt_finish(q);
+	return r < 0 ? -1 : 0;
+}
+
+static char *col_str(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static int64_t col_int(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_int64(s, i);
+}
+
+/* ---- transactions ---------------------------------------------------- */
+
+/*
+ * Each state change runs between tx_begin() and tx_end().  Outside
+ * state_begin() that is its own transaction (BEGIN IMMEDIATE for writes,
+ * so it never has to upgrade a read lock, which WAL cannot wait for);
+ * inside, a savepoint, so a failing call undoes only its own part.
+ */
+static int tx_begin(struct state *st, int write, struct buf *err)
+{
+	if (st->in_tx)
+		return exec_sql(st, "SAVEPOINT perfbot_call", err);
+	return exec_sql(st, write ? "BEGIN IMMEDIATE" : "BEGIN", err);
+}
+
+/* Commits when ret is 0, else rolls back; returns ret, or -1 when the
+ * commit failed. */
+static int tx_end(struct state *st, int ret, struct buf *err)
+{
+	if (st->in_tx) {
+		if (ret == 0)
+			return exec_sql(st, "RELEASE perfbot_call", err);
+		exec_sql(st, "ROLLBACK TO perfbot_call", NULL);
+		exec_sql(st, "RELEASE perfbot_call", NULL);
+		return ret;
+	}
+	if (ret == 0 && exec_sql(st, "COMMIT", err) == 0)
+		return 0;
+	if (!sqlite3_get_autocommit(st->db))
+		exec_sql(st, "ROLLBACK", NULL);
+	return ret ? ret : -1;
+}
+
+int state_begin(struct state *st, struct buf *err)
+{
+	if (st->in_tx)
+		return err_set(err, "%s: a transaction is already open", st->path);
+	if (exec_sql(st, "BEGIN IMMEDIATE", err) < 0)
+		return -1;
+	st->in_tx = 1;
+	return 0;
+}
+
+int state_commit(struct state *st, struct buf *err)
+{
+	if (!st->in_tx)
+		return err_set(err, "%s: no transaction is open", st->path);
+	st->in_tx = 0;
+	if (exec_sql(st, "COMMIT", err) < 0) {
+		if (!sqlite3_get_autocommit(st->db))
+			exec_sql(st, "ROLLBACK", NULL);
+		return -1;
+	}
+	return 0;
+}
+
+void state_rollback(struct state *st)
+{
+	if (!st->in_tx)
+		return;
+	st->in_tx = 0;
+	if (!sqlite3_get_autocommit(st->db))
+		exec_sql(st, "ROLLBACK", NULL);
+}
+
+/* ---- opening --------------------------------------------------------- */
+
+/* Creates dir (0700) unless it is already a directory. */
+static int dir_ensure(const char *dir, struct buf *err)
+{
+	struct stat sb;
+
+	if (!mkdir(dir, 0700))
+		return 0;
+	if (errno != EEXIST)
+		return err_set(err, "%s: cannot create the state directory: %s", dir, strerror(errno));
+	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return err_set(err, "%s: not a directory (perfbot.state must name one)", dir);
+	return 0;
+}
+
+static void path_join(struct buf *out, const char *dir, const char *name)
+{
+	buf_reset(out);
+	buf_addf(out, "%s/%s", dir, name);
+}
+
+int state_exists(const char *dir)
+{
+	struct buf path = BUF_INIT;
+	int r;
+
+	path_join(&path, dir, "state.db");
+	r = access(path.data, F_OK) == 0;
+	buf_release(&path);
+	return r;
+}
+
+static int schema_version(struct state *st, int64_t *version, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (stmt_prepare(st, &q, "SELECT COALESCE(MAX(version), 0) FROM schema_version", err) < 0)
+		return -1;
+	r = stmt_step(&q, err);
+	if (r == 1)
+		*version = col_int(q.s, 0);
+	stmt_finish(&q);
+	return r == 1 ? 0 : -1;
+}
+
+/* Applies the migrations the database lacks, each in one transaction. */
+static int schema_migrate(struct state *st, struct buf *err)
+{
+	int64_t v, want;
+
+	for (want = 1; want <= STATE_SCHEMA_VERSION; want++) {
+		struct stmt q;
+		int ret = -1;
+
+		if (tx_begin(st, 1, err) < 0)
+			return -1;
+		if (exec_sql(st, "CREATE TABLE IF NOT EXISTS schema_version "
+			     "(version INTEGER PRIMARY KEY)", err) < 0 ||
+		    schema_version(st, &v, err) < 0)
+			goto end;
+		if (v > STATE_SCHEMA_VERSION) {
+			err_set(err, "%s: written by a newer perfbot (schema version %lld, this one "
+				"knows %d): use that perfbot or a newer one", st->path,
+				(long long)v, STATE_SCHEMA_VERSION);
+			goto end;
+		}
+		if (v >= want) {
+			ret = 0;
+			goto end;
+		}
+		if (exec_sql(st, migrations[want - 1], err) < 0) {
+			err_prefix(err, "migration to schema version %lld: ", (long long)want);
+			goto end;
+		}
+		if (stmt_prepare(st, &q, "INSERT INTO schema_version (version) VALUES (?)", err) < 0)
+			goto end;
+		bind_int(&q, want);
+		ret = stmt_run(&q, err);
+end:
+		if (tx_end(st, ret, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int journal_mode_cb(void *arg, int n, char **values, char **names)
+{
+	(void)names;
+	if (n > 0 && values[0])
+		snprintf(arg, 16, "%s", values[0]);
+	return 0;
+}
+
+static int state_configure(struct state *st, struct buf *err)
+{
+	char mode[16] = "";
+	char *msg = NULL;
+
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, STATE_BUSY_TIMEOUT_MS);
+	sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", journal_mode_cb, mode, &msg)
+	    != SQLITE_OK) {
+		err_set(err, "%s: cannot switch to WAL mode: %s", st->path,
+			msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	if (strcmp(mode, "wal"))
+		return err_set(err, "%s: the file system does not support WAL mode (journal_mode is "
+			       "'%s'): put perfbot.state on a local file system", st->path, mode);
+	/* FULL: a commit is on disk (WAL fsync'd) before it returns, so kill -9
+	 * or a power loss never loses a state change perfbot acted on. */
+	return exec_sql(st, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
+			"PRAGMA trusted_schema = OFF", err);
+}
+
+int state_open(const char *dir, struct state **out, struct buf *err)
+{
+	struct state *st;
+	struct buf path = BUF_INIT;
+	int rc;
+
+	*out = NULL;
+	if (dir_ensure(dir, err) < 0)
+		return -1;
+	st = xcalloc(1, sizeof(*st));
+	path_join(&path, dir, "state.db");
+	st->path = buf_detach(&path, NULL);
+	rc = sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
+	if (rc != SQLITE_OK) {
+		if (st->db)
+			db_fail(st, err, "cannot open");
+		else
+			err_set(err, "%s: cannot open: %s", st->path, sqlite3_errstr(rc));
+		state_close(st);
+		return -1;
+	}
+	if (state_configure(st, err) < 0 || schema_migrate(st, err) < 0) {
+		state_close(st);
+		return -1;
+	}
+	*out = st;
+	return 0;
+}
+
+void state_close(struct state *st)
+{
+	if (!st)
+		return;
+	state_rollback(st);
+	sqlite3_close_v2(st->db);
+	free(st->path);
+	free(st);
+}
+
+/* ---- releasing ------------------------------------------------------- */
+
+void state_report_release(struct state_report *r)
+{
+	size_t i;
+
+	free(r->message_id);
+	free(r->thread_key);
+	free(r->identity);
+	free(r->subject);
+	free(r->from_name);
+	free(r->from_email);
+	free(r->in_reply_to);
+	free(r->refs);
+	free(r->env_from);
+	free(r->env_rcpt);
+	free(r->to_addrs);
+	free(r->cc_addrs);
+	free(r->mail);
+	for (i = 0; i < r->nr_sources; i++)
+		free(r->sources[i]);
+	free(r->sources);
+	free(r->last_reply);
+	memset(r, 0, sizeof(*r));
+}
+
+void state_reports_release(struct state_reports *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++)
+		state_report_release(&list->v[i]);
+	free(list->v);
+	memset(list, 0, sizeof(*list));
+}
+
+void state_rcpts_free(struct state_rcpt *v, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; v && i < nr; i++) {
+		free(v[i].address);
+		free(v[i].reply);
+	}
+	free(v);
+}
+
+void state_message_release(struct state_message *m)
+{
+	free(m->message_id);
+	free(m->parent_message_id);
+	free(m->in_reply_to);
+	free(m->refs);
+	free(m->from_name);
+	free(m->from_email);
+	free(m->subject);
+	free(m->blob_oid);
+	free(m->commit_oid);
+	free(m->quarantine_reason);
+	memset(m, 0, sizeof(*m));
+}
+
+void state_messages_release(struct state_messages *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++)
+		state_message_release(&list->v[i]);
+	free(list->v);
+	memset(list, 0, sizeof(*list));
+}
+
+void state_cursor_release(struct state_cursor *c)
+{
+	free(c->fingerprint);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- checks on input ------------------------------------------------- */
+
+/* s may be NULL unless required; at most STATE_MAX_TEXT bytes. */
+static int check_text(const char *what, const char *s, int required, struct buf *err)
+{
+	if (!s)
+		return required ? err_set(err, "%s is missing", what) : 0;
+	if (strnlen(s, STATE_MAX_TEXT + 1) > STATE_MAX_TEXT)
+		return err_set(err, "%s is longer than %d bytes", what, STATE_MAX_TEXT);
+	if (required && !*s)
+		return err_set(err, "%s is empty", what);
+	return 0;
+}
+
+static int check_rcpts(const struct state_rcpt *rcpt, size_t nr, const char *reply,
+		       struct buf *err)
+{
+	size_t i;
+
+	if (nr > STATE_MAX_RCPT)
+		return err_set(err, "%zu recipient results (at most %d)", nr, STATE_MAX_RCPT);
+	if (check_text("the server reply", reply, 0, err) < 0)
+		return -1;
+	for (i = 0; i < nr; i++)
+		if (check_text("a recipient's address", rcpt[i].address, 1, err) < 0 ||
+		    check_text("a recipient's reply", rcpt[i].reply, 0, err) < 0)
+			return -1;
+	return 0;
+}
+
+static int check_report(const struct state_report *r, struct buf *err)
+{
+	const struct { const char *what, *s; int required; } fields[] = {
+		{ "message_id", r->message_id, 1 },
+		{ "thread_key", r->thread_key, 1 },
+		{ "identity", r->identity, 1 },
+		{ "subject", r->subject, 1 },
+		{ "from_name", r->from_name, 0 },
+		{ "from_email", r->from_email, 1 },
+		{ "in_reply_to", r->in_reply_to, 0 },
+		{ "refs", r->refs, 0 },
+		{ "env_from", r->env_from, 1 },
+		{ "env_rcpt", r->env_rcpt, 1 },
+		{ "to_addrs", r->to_addrs, 1 },
+		{ "cc_addrs", r->cc_addrs, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < N(fields); i++)
+		if (check_text(fields[i].what, fields[i].s, fields[i].required, err) < 0)
+			return -1;
+	if (!r->mail || !r->mail_len)
+		return err_set(err, "the mail is empty");
+	if (r->mail_len > STATE_MAX_MAIL)
+		return err_set(err, "the mail is larger than %u bytes", STATE_MAX_MAIL);
+	if (r->kind != STATE_KIND_REPORT && r->kind != STATE_KIND_FOLLOWUP)
+		return err_set(err, "unknown report kind %d", (int)r->kind);
+	if ((r->kind == STATE_KIND_FOLLOWUP) != (r->parent_id > 0))
+		return err_set(err, "a follow-up needs a parent and a report has none");
+	for (i = 0; i < r->nr_sources; i++)
+		if (check_text("a source name", r->sources[i], 1, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- reports --------------------------------------------------------- */
+
+#define REPORT_COLUMNS \
+	"r.id, r.message_id, r.kind, r.parent_id, r.thread_id, r.thread_key, r.identity, " \
+	"r.subject, r.from_name, r.from_email, r.in_reply_to, r.refs, r.env_from, r.env_rcpt, " \
+	"r.to_addrs, r.cc_addrs, r.created, r.next_attempt, r.status, r.attempts, " \
+	"r.last_attempt, r.last_reply, r.sent, r.state"
+#define REPORT_NR_COLUMNS 24
+
+/* Fills out from a row of REPORT_COLUMNS (then the mail, if with_mail). */
+static int report_from_row(struct state *st, sqlite3_stmt *s, int with_mail,
+			   struct state_report *out, struct buf *err)
+{
+	int kind, status, verdict;
+
+	memset(out, 0, sizeof(*out));
+	out->id = col_int(s, 0);
+	out->message_id = col_str(s, 1);
+	out->parent_id = col_int(s, 3);
+	out->thread_id = col_int(s, 4);
+	out->thread_key = col_str(s, 5);
+	out->identity = col_str(s, 6);
+	out->subject = col_str(s, 7);
+	out->from_name = col_str(s, 8);
+	out->from_email = col_str(s, 9);
+	out->in_reply_to = col_str(s, 10);
+	out->refs = col_str(s, 11);
+	out->env_from = col_str(s, 12);
+	out->env_rcpt = col_str(s, 13);
+	out->to_addrs = col_str(s, 14);
+	out->cc_addrs = col_str(s, 15);
+	out->created = col_int(s, 16);
+	out->next_attempt = col_int(s, 17);
+	out->attempts = (int)col_int(s, 19);
+	out->last_attempt = col_int(s, 20);
+	out->last_reply = col_str(s, 21);
+	out->sent = col_int(s, 22);
+	kind = name_index(kind_names, N(kind_names), (const char *)sqlite3_column_text(s, 2));
+	status = name_index(status_names, N(status_names), (const char *)sqlite3_column_text(s, 18));
+	verdict = name_index(verdict_names, N(verdict_names), (const char *)sqlite3_column_text(s, 23));
+	if (kind < 0 || status < 0 || verdict < 0) {
+		state_report_release(out);
+		return err_set(err, "%s: report row has an unknown kind, status or state", st->path);
+	}
+	out->kind = (enum state_kind)kind;
+	out->status = (enum state_status)status;
+	out->verdict = (enum state_verdict)verdict;
+	if (with_mail) {
+		const void *p = sqlite3_column_blob(s, REPORT_NR_COLUMNS);
+		size_t n = (size_t)sqlite3_column_bytes(s, REPORT_NR_COLUMNS);
+
+		out->mail = xmalloc(n + 1);
+		if (n)
+			memcpy(out->mail, p, n);
+		out->mail[n] = '\0';
+		out->mail_len = n;
+	}
+	return 0;
+}
+
+static int report_load_sources(struct state *st, struct state_report *r, struct buf *err)
+{
+	struct stmt q;
+	size_t alloc = 0;
+	int row;
+
+	if (stmt_prepare(st, &q, "SELECT name FROM report_sources WHERE report_id = ? ORDER BY name",
+			 err) < 0)
+		return -1;
+	bind_int(&q, r->id);
+	while ((row = stmt_step(&q, err)) == 1) {
+		ALLOC_GROW(r->sources, r->nr_sources + 1, alloc);
+		r->sources[r->nr_sources++] = col_str(q.s, 0);
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+/* Runs q (selecting REPORT_COLUMNS, mail) and appends each row, with its
+ * sources, to out.  Finalizes q. */
+static int reports_collect(struct state *st, struct stmt *q, struct state_reports *out,
+			   struct buf *err)
+{
+	int row;
+
+	while ((row = stmt_step(q, err)) == 1) {
+		struct state_report *r;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		r = &out->v[out->nr];
+		if (report_from_row(st, q->s, 1, r, err) < 0) {
+			row = -1;
+			break;
+		}
+		out->nr++;
+		if (report_load_sources(st, r, err) < 0) {
+			row = -1;
+			break;
+		}
+	}
+	stmt_finish(q);
+	return row < 0 ? -1 : 0;
+}
+
+/* Runs q (which yields at most one report row) into *out: 1, 0 or -1. */
+static int report_select_one(struct state *st, struct stmt *q, struct state_report *out,
+			     struct buf *err)
+{
+	struct state_reports list = { 0 };
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (tx_begin(st, 0, err) < 0) {
+		stmt_finish(q);
+		return -1;
+	}
+	ret = reports_collect(st, q, &list, err);
+	ret = tx_end(st, ret, err);
+	if (ret < 0) {
+		state_reports_release(&list);
+		return -1;
+	}
+	if (!list.nr) {
+		free(list.v);
+		return 0;
+	}
+	*out = list.v[0];
+	list.nr--;
+	memmove(list.v, list.v + 1, list.nr * sizeof(*list.v));
+	state_reports_release(&list);
+	return 1;
+}
+
+/* 1 when a row of table has col = s, 0 if none, -1 on error. */
+static int row_exists(struct state *st, const char *sql, const char *s, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (stmt_prepare(st, &q, sql, err) < 0)
+		return -1;
+	bind_text(&q, s);
+	r = stmt_step(&q, err);
+	stmt_finish(&q);
+	return r;
+}
+
+static int report_insert(struct state *st, const struct state_report *r, int64_t *id,
+			 struct buf *err)
+{
+	struct stmt q;
+	int64_t thread_id = 0, new_id;
+	size_t i;
+	int found;
+
+	found = row_exists(st, "SELECT 1 FROM reports WHERE message_id = ?", r->message_id, err);
+	if (found) {
+		if (found > 0)
+			err_set(err, "%s: Message-ID %s is already in the outbox", st->path,
+				r->message_id);
+		return found < 0 ? -1 : STATE_EXISTS;
+	}
+	for (i = 0; i < r->nr_sources; i++) {
+		found = row_exists(st, "SELECT 1 FROM report_sources WHERE name = ?",
+				   r->sources[i], err);
+		if (found) {
+			if (found > 0)
+				err_set(err, "%s: spool file %s already went into a report", st->path,
+					r->sources[i]);
+			return found < 0 ? -1 : STATE_EXISTS;
+		}
+	}
+	if (r->parent_id) {
+		if (stmt_prepare(st, &q, "SELECT thread_id FROM reports WHERE id = ?", err) < 0)
+			return -1;
+		bind_int(&q, r->parent_id);
+		found = stmt_step(&q, err);
+		if (found == 1)
+			thread_id = col_int(q.s, 0);
+		stmt_finish(&q);
+		if (found < 0)
+			return -1;
+		if (!found)
+			return err_set(err, "%s: the parent report %lld does not exist", st->path,
+				       (long long)r->parent_id);
+	}
+
+	if (stmt_prepare(st, &q,
+			 "INSERT INTO reports (message_id, kind, parent_id, thread_id, thread_key, "
+			 "identity, subject, from_name, from_email, in_reply_to, refs, env_from, "
+			 "env_rcpt, to_addrs, cc_addrs, mail, created, next_attempt) "
+			 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err) < 0)
+		return -1;
+	bind_text(&q, r->message_id);
+	bind_text(&q, state_kind_name(r->kind));
+	bind_opt(&q, r->parent_id);
+	bind_opt(&q, thread_id);
+	bind_text(&q, r->thread_key);
+	bind_text(&q, r->identity);
+	bind_text(&q, r->subject);
+	bind_text(&q, r->from_name ? r->from_name : "");
+	bind_text(&q, r->from_email);
+	bind_text(&q, r->in_reply_to);
+	bind_text(&q, r->refs);
+	bind_text(&q, r->env_from);
+	bind_text(&q, r->env_rcpt);
+	bind_text(&q, r->to_addrs);
+	bind_text(&q, r->cc_addrs ? r->cc_addrs : "");
+	bind_blob(&q, r->mail, r->mail_len);
+	bind_int(&q, r->created);
+	bind_opt(&q, r->next_attempt);
+	if (stmt_run(&q, err) < 0)
+		return -1;
+	new_id = sqlite3_last_insert_rowid(st->db);
+
+	/* A report starts its own thread. */
+	if (!r->parent_id) {
+		if (stmt_prepare(st, &q, "UPDATE reports SET thread_id = id WHERE id = ?", err) < 0)
+			return -1;
+		bind_int(&q, new_id);
+		if (stmt_run(&q, err) < 0)
+			return -1;
+	}
+	for (i = 0; i < r->nr_sources; i++) {
+		if (stmt_prepare(st, &q, "INSERT INTO report_sources (name, report_id) VALUES (?, ?)",
+				 err) < 0)
+			return -1;
+		bind_text(&q, r->sources[i]);
+		bind_int(&q, new_id);
+		if (stmt_run(&q, err) < 0)
+			return -1;
+	}
+	if (id)
+		*id = new_id;
+	return 0;
+}
+
+int state_report_add(struct state *st, const struct state_report *r, int64_t *id,
+		     struct buf *err)
+{
+	int ret;
+
+	if (check_report(r, err) < 0)
+		return err_prefix(err, "%s: cannot add a report: ", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	ret = report_insert(st, r, id, err);
+	return tx_end(st, ret, err);
+}
+
+int state_report_get(struct state *st, int64_t id, struct state_report *out, struct buf *err)
+{
+	struct stmt q;
+
+	memset(out, 0, sizeof(*out));
+	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", r.mail FROM reports r WHERE r.id = ?",
+			 err) < 0)
+		return -1;
+	bind_int(&q, id);
+	return report_select_one(st, &q, out, err);
+}
+
+int state_report_find_by_thread_key(struct state *st, const char *thread_key,
+				    struct state_report *out, struct buf *err)
+{
+	struct stmt q;
+
+	memset(out, 0, sizeof(*out));
+	if (check_text("thread_key", thread_key, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", r.mail FROM reports r "
+			 "WHERE r.thread_key = ? AND r.status IN ('queued', 'sending', 'sent') "
+			 "ORDER BY r.id DESC LIMIT 1", err) < 0)
+		return -1;
+	bind_text(&q, thread_key);
+	return report_select_one(st, &q, out, err);
+}
+
+int state_source_find(struct state *st, const char *name, int64_t *report_id, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (check_text("the source name", name, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "SELECT report_id FROM report_sources WHERE name = ?", err) < 0)
+		return -1;
+	bind_text(&q, name);
+	r = stmt_step(&q, err);
+	if (r == 1 && report_id)
+		*report_id = col_int(q.s, 0);
+	stmt_finish(&q);
+	return r;
+}
+
+int state_report_due(struct state *st, int64_t now, size_t limit, struct state_reports *out,
+		     struct buf *err)
+{
+	struct stmt q;
+	int ret;
+
+	if (!limit)
+		return 0;
+	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", r.mail FROM reports r "
+			 "WHERE (r.status = 'sending' OR (r.status = 'queued' AND "
+			 "(r.next_attempt IS NULL OR r.next_attempt <= ?))) "
+			 "AND (r.parent_id IS NULL OR (SELECT p.status FROM reports p "
+			 "WHERE p.id = r.parent_id) IN ('sent', 'failed')) "
+			 "ORDER BY r.id LIMIT ?", err) < 0)
+		return -1;
+	bind_int(&q, now);
+	bind_int(&q, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
+	if (tx_begin(st, 0, err) < 0) {
+		stmt_finish(&q);
+		return -1;
+	}
+	ret = reports_collect(st, &q, out, err);
+	return tx_end(st, ret, err);
+}
+
+/* Says why report id could not make a transition to `to`. */
+static int transition_refused(struct state *st, int64_t id, const char *to, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (stmt_prepare(st, &q, "SELECT status FROM reports WHERE id = ?", err) < 0)
+		return -1;
+	bind_int(&q, id);
+	r = stmt_step(&q, err);
+	if (r == 1)
+		err_set(err, "%s: report %lld is %s and cannot become %s", st->path, (long long)id,
+			(const char *)sqlite3_column_text(q.s, 0), to);
+	else if (r == 0)
+		err_set(err, "%s: there is no report %lld", st->path, (long long)id);
+	stmt_finish(&q);
+	return -1;
+}
+
+/* Runs q, an UPDATE of report id; exactly one row must change. */
+static int report_update(struct state *st, struct stmt *q, int64_t id, const char *to,
+			 struct buf *err)
+{
+	if (stmt_run(q, err) < 0)
+		return -1;
+	if (sqlite3_changes(st->db) != 1)
+		return transition_refused(st, id, to, err);
+	return 0;
+}
+
+int state_report_mark_sending(struct state *st, int64_t id, int64_t now, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "UPDATE reports SET status = 'sending', attempts = attempts + 1, "
+			 "last_attempt = ? WHERE id = ? AND status IN ('queued', 'sending')", err) == 0) {
+		bind_int(&q, now);
+		bind_int(&q, id);
+		ret = report_update(st, &q, id, "sending", err);
+	}
+	return tx_end(st, ret, err);
+}
+
+static int results_replace(struct state *st, int64_t id, const struct state_rcpt *rcpt,
+			   size_t nr, struct buf *err)
+{
+	struct stmt q;
+	size_t i;
+
+	if (stmt_prepare(st, &q, "DELETE FROM recipients_results WHERE report_id = ?", err) < 0)
+		return -1;
+	bind_int(&q, id);
+	if (stmt_run(&q, err) < 0)
+		return -1;
+	for (i = 0; i < nr; i++) {
+		if (stmt_prepare(st, &q, "INSERT INTO recipients_results "
+				 "(report_id, seq, address, code, reply) VALUES (?, ?, ?, ?, ?)", err) < 0)
+			return -1;
+		bind_int(&q, id);
+		bind_int(&q, (int64_t)i);
+		bind_text(&q, rcpt[i].address);
+		bind_int(&q, rcpt[i].code);
+		bind_text(&q, rcpt[i].reply ? rcpt[i].reply : "");
+		if (stmt_run(&q, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int sent_record(struct state *st, int64_t id, int64_t now, struct buf *err)
+{
+	struct stmt q;
+
+	if (stmt_prepare(st, &q, "INSERT INTO send_log (hour, count) VALUES (?, 1) "
+			 "ON CONFLICT (hour) DO UPDATE SET count = count + 1", err) < 0)
+		return -1;
+	bind_int(&q, now / 3600);
+	if (stmt_run(&q, err) < 0)
+		return -1;
+	/* Ingest may have seen the mail come back from a list before the run
+	 * that sent it could record it: then it becomes perfbot's own. */
+	if (stmt_prepare(st, &q, "INSERT INTO messages (message_id, report_id, parent_message_id, "
+			 "in_reply_to, refs, from_name, from_email, date, subject, origin) "
+			 "SELECT message_id, thread_id, in_reply_to, in_reply_to, refs, from_name, "
+			 "from_email, created, subject, 'sent' FROM reports WHERE id = ? "
+			 "ON CONFLICT (message_id) DO UPDATE SET origin = 'sent', "
+			 "report_id = excluded.report_id", err) < 0)
+		return -1;
+	bind_int(&q, id);
+	return stmt_run(&q, err);
+}
+
+/* The three ways an attempt ends. */
+enum attempt_end { END_SENT, END_DEFERRED, END_FAILED };
+
+static int attempt_finish(struct state *st, int64_t id, enum attempt_end how, int64_t when,
+			  const char *reply, const struct state_rcpt *rcpt, size_t nr,
+			  struct buf *err)
+{
+	static const char *const sql[] = {
+		[END_SENT] = "UPDATE reports SET status = 'sent', sent = ?, next_attempt = NULL, "
+			"last_reply = ? WHERE id = ? AND status = 'sending'",
+		[END_DEFERRED] = "UPDATE reports SET status = 'queued', next_attempt = ?, "
+			"last_reply = ? WHERE id = ? AND status = 'sending'",
+		[END_FAILED] = "UPDATE reports SET status = 'failed', next_attempt = NULL, "
+			"last_reply = ? WHERE id = ? AND status = 'sending'",
+	};
+	static const char *const to[] = { "sent", "queued", "failed" };
+	struct stmt q;
+	int ret = -1;
+
+	if (check_rcpts(rcpt, nr, reply, err) < 0)
+		return err_prefix(err, "%s: report %lld: ", st->path, (long long)id);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, sql[how], err) < 0)
+		goto end;
+	if (how != END_FAILED)
+		bind_opt(&q, when);
+	bind_text(&q, reply);
+	bind_int(&q, id);
+	if (report_update(st, &q, id, to[how], err) < 0 ||
+	    results_replace(st, id, rcpt, nr, err) < 0)
+		goto end;
+	if (how == END_SENT && sent_record(st, id, when, err) < 0)
+		goto end;
+	ret = 0;
+end:
+	return tx_end(st, ret, err);
+}
+
+int state_report_mark_sent(struct state *st, int64_t id, int64_t now, const char *reply,
+			   const struct state_rcpt *rcpt, size_t nr_rcpt, struct buf *err)
+{
+	return attempt_finish(st, id, END_SENT, now, reply, rcpt, nr_rcpt, err);
+}
+
+int state_report_mark_deferred(struct state *st, int64_t id, int64_t next_attempt,
+			       const char *reply, const struct state_rcpt *rcpt,
+			       size_t nr_rcpt, struct buf *err)
+{
+	return attempt_finish(st, id, END_DEFERRED, next_attempt, reply, rcpt, nr_rcpt, err);
+}
+
+int state_report_mark_failed(struct state *st, int64_t id, const char *reply,
+			     const struct state_rcpt *rcpt, size_t nr_rcpt, struct buf *err)
+{
+	return attempt_finish(st, id, END_FAILED, 0, reply, rcpt, nr_rcpt, err);
+}
+
+int state_report_results(struct state *st, int64_t id, struct state_rcpt **out, size_t *nr,
+			 struct buf *err)
+{
+	struct stmt q;
+	struct state_rcpt *v = NULL;
+	size_t n = 0, alloc = 0;
+	int row;
+
+	*out = NULL;
+	*nr = 0;
+	if (stmt_prepare(st, &q, "SELECT address, code, reply FROM recipients_results "
+			 "WHERE report_id = ? ORDER BY seq", err) < 0)
+		return -1;
+	bind_int(&q, id);
+	while ((row = stmt_step(&q, err)) == 1) {
+		ALLOC_GROW(v, n + 1, alloc);
+		v[n].address = col_str(q.s, 0);
+		v[n].code = (int)col_int(q.s, 1);
+		v[n].reply = col_str(q.s, 2);
+		n++;
+	}
+	stmt_finish(&q);
+	if (row < 0) {
+		state_rcpts_free(v, n);
+		return -1;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+int state_sent_last_hour(struct state *st, int64_t now, int64_t *count, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	*count = 0;
+	if (stmt_prepare(st, &q, "SELECT count FROM send_log WHERE hour = ?", err) < 0)
+		return -1;
+	bind_int(&q, now / 3600);
+	r = stmt_step(&q, err);
+	if (r == 1)
+		*count = col_int(q.s, 0);
+	stmt_finish(&q);
+	return r < 0 ? -1 : 0;
+}
+
+int state_report_list(struct state *st, struct state_reports *out, struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", "
+			 "(SELECT COUNT(*) FROM messages m WHERE m.report_id = r.id "
+			 " AND m.origin = 'ingested'), "
+			 "(SELECT COUNT(*) FROM reports f WHERE f.thread_id = r.id "
+			 " AND f.kind = 'followup') "
+			 "FROM reports r ORDER BY r.id", err) < 0)
+		return -1;
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_report *r;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		r = &out->v[out->nr];
+		if (report_from_row(st, q.s, 0, r, err) < 0) {
+			row = -1;
+			break;
+		}
+		r->replies = (size_t)col_int(q.s, REPORT_NR_COLUMNS);
+		r->followups = (size_t)col_int(q.s, REPORT_NR_COLUMNS + 1);
+		out->nr++;
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+int state_report_set_verdict(struct state *st, int64_t id, enum state_verdict v,
+			     struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if ((size_t)v >= N(verdict_names))
+		return err_set(err, "%s: unknown report state %d", st->path, (int)v);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "UPDATE reports SET state = ? WHERE id = ?", err) == 0) {
+		bind_text(&q, state_verdict_name(v));
+		bind_int(&q, id);
+		ret = report_update(st, &q, id, state_verdict_name(v), err);
+	}
+	return tx_end(st, ret, err);
+}
+
+/* ---- messages, commands, trailers ------------------------------------ */
+
+static int check_message(const struct state_message *m, struct buf *err)
+{
+	const struct { const char *what, *s; int required; } fields[] = {
+		{ "message_id", m->message_id, 1 },
+		{ "parent_message_id", m->parent_message_id, 0 },
+		{ "in_reply_to", m->in_reply_to, 0 },
+		{ "refs", m->refs, 0 },
+		{ "from_name", m->from_name, 0 },
+		{ "from_email", m->from_email, 0 },
+		{ "subject", m->subject, 0 },
+		{ "blob_oid", m->blob_oid, 0 },
+		{ "commit_oid", m->commit_oid, 0 },
+		{ "quarantine_reason", m->quarantine_reason, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < N(fields); i++)
+		if (check_text(fields[i].what, fields[i].s, fields[i].required, err) < 0)
+			return -1;
+	return 0;
+}
+
+int state_message_add(struct state *st, const struct state_message *m, int *is_new,
+		      struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (is_new)
+		*is_new = 0;
+	if (check_message(m, err) < 0)
+		return err_prefix(err, "%s: cannot add a message: ", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT INTO messages (message_id, report_id, parent_message_id, "
+			 "in_reply_to, refs, from_name, from_email, date, subject, origin, blob_oid, "
+			 "commit_oid, quarantined, quarantine_reason) "
+			 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+			 "ON CONFLICT (message_id) DO NOTHING", err) == 0) {
+		bind_text(&q, m->message_id);
+		bind_opt(&q, m->report_id);
+		bind_text(&q, m->parent_message_id);
+		bind_text(&q, m->in_reply_to);
+		bind_text(&q, m->refs);
+		bind_text(&q, m->from_name);
+		bind_text(&q, m->from_email);
+		bind_opt(&q, m->date);
+		bind_text(&q, m->subject);
+		bind_text(&q, m->ingested ? "ingested" : "sent");
+		bind_text(&q, m->blob_oid);
+		bind_text(&q, m->commit_oid);
+		bind_int(&q, m->quarantined ? 1 : 0);
+		bind_text(&q, m->quarantine_reason);
+		ret = stmt_run(&q, err);
+		if (ret == 0 && is_new)
+			*is_new = sqlite3_changes(st->db) == 1;
+	}
+	return tx_end(st, ret, err);
+}
+
+#define MESSAGE_COLUMNS \
+	"message_id, report_id, parent_message_id, in_reply_to, refs, from_name, from_email, " \
+	"date, subject, origin, blob_oid, commit_oid, quarantined, quarantine_reason"
+
+static void message_from_row(sqlite3_stmt *s, struct state_message *m)
+{
+	const unsigned char *origin = sqlite3_column_text(s, 9);
+
+	memset(m, 0, sizeof(*m));
+	m->message_id = col_str(s, 0);
+	m->report_id = col_int(s, 1);
+	m->parent_message_id = col_str(s, 2);
+	m->in_reply_to = col_str(s, 3);
+	m->refs = col_str(s, 4);
+	m->from_name = col_str(s, 5);
+	m->from_email = col_str(s, 6);
+	m->date = col_int(s, 7);
+	m->subject = col_str(s, 8);
+	m->ingested = origin && !strcmp((const char *)origin, "ingested");
+	m->blob_oid = col_str(s, 10);
+	m->commit_oid = col_str(s, 11);
+	m->quarantined = col_int(s, 12) != 0;
+	m->quarantine_reason = col_str(s, 13);
+}
+
+int state_message_find(struct state *st, const char *message_id, struct state_message *out,
+		       struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (check_text("message_id", message_id, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "SELECT " MESSAGE_COLUMNS " FROM messages WHERE message_id = ?",
+			 err) < 0)
+		return -1;
+	bind_text(&q, message_id);
+	r = stmt_step(&q, err);
+	if (r == 1)
+		message_from_row(q.s, out);
+	stmt_finish(&q);
+	return r;
+}
+
+int state_message_list(struct state *st, int64_t report_id, struct state_messages *out,
+		       struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	if (stmt_prepare(st, &q, "SELECT " MESSAGE_COLUMNS " FROM messages WHERE report_id = ? "
+			 "ORDER BY date, message_id", err) < 0)
+		return -1;
+	bind_int(&q, report_id);
+	while ((row = stmt_step(&q, err)) == 1) {
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		message_from_row(q.s, &out->v[out->nr++]);
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+int state_message_set_archived(struct state *st, const char *message_id, const char *blob_oid,
+			       const char *commit_oid, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (check_text("message_id", message_id, 1, err) < 0 ||
+	    check_text("blob_oid", blob_oid, 1, err) < 0 ||
+	    check_text("commit_oid", commit_oid, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "UPDATE messages SET blob_oid = ?, commit_oid = ? "
+			 "WHERE message_id = ?", err) == 0) {
+		bind_text(&q, blob_oid);
+		bind_text(&q, commit_oid);
+		bind_text(&q, message_id);
+		ret = stmt_run(&q, err);
+		if (ret == 0 && sqlite3_changes(st->db) != 1)
+			ret = err_set(err, "%s: message %s is not known", st->path, message_id);
+	}
+	return tx_end(st, ret, err);
+}
+
+int state_command_add(struct state *st, int64_t report_id, const char *message_id,
+		      const char *name, const char *args, const char *author, int64_t date,
+		      struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (check_text("message_id", message_id, 1, err) < 0 ||
+	    check_text("the command name", name, 1, err) < 0 ||
+	    check_text("the command arguments", args, 0, err) < 0 ||
+	    check_text("the command author", author, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT INTO commands (report_id, message_id, name, args, author, "
+			 "date) VALUES (?, ?, ?, ?, ?, ?) "
+			 "ON CONFLICT (message_id, name, args) DO NOTHING", err) == 0) {
+		bind_opt(&q, report_id);
+		bind_text(&q, message_id);
+		bind_text(&q, name);
+		bind_text(&q, args ? args : "");
+		bind_text(&q, author);
+		bind_opt(&q, date);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end(st, ret, err);
+}
+
+int state_trailer_add(struct state *st, const char *message_id, const char *key,
+		      const char *value, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (check_text("message_id", message_id, 1, err) < 0 ||
+	    check_text("the trailer key", key, 1, err) < 0 ||
+	    check_text("the trailer value", value, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT INTO trailers (message_id, key, value) VALUES (?, ?, ?) "
+			 "ON CONFLICT (message_id, key, value) DO NOTHING", err) == 0) {
+		bind_text(&q, message_id);
+		bind_text(&q, key);
+		bind_text(&q, value);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end(st, ret, err);
+}
+
+/* ---- cursors and the archive tip ------------------------------------- */
+
+int state_cursor_get(struct state *st, const char *source, struct state_cursor *out,
+		     struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (check_text("the cursor source", source, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "SELECT uidvalidity, last_uid, offset, fingerprint FROM cursors "
+			 "WHERE source = ?", err) < 0)
+		return -1;
+	bind_text(&q, source);
+	r = stmt_step(&q, err);
+	if (r == 1) {
+		out->uidvalidity = col_int(q.s, 0);
+		out->last_uid = col_int(q.s, 1);
+		out->offset = col_int(q.s, 2);
+		out->fingerprint = col_str(q.s, 3);
+	}
+	stmt_finish(&q);
+	return r;
+}
+
+int state_cursor_set(struct state *st, const char *source, const struct state_cursor *c,
+		     struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (check_text("the cursor source", source, 1, err) < 0 ||
+	    check_text("the cursor fingerprint", c->fingerprint, 0, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT OR REPLACE INTO cursors (source, uidvalidity, last_uid, "
+			 "offset, fingerprint) VALUES (?, ?, ?, ?, ?)", err) == 0) {
+		bind_text(&q, source);
+		bind_int(&q, c->uidvalidity);
+		bind_int(&q, c->last_uid);
+		bind_int(&q, c->offset);
+		bind_text(&q, c->fingerprint);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end(st, ret, err);
+}
+
+int state_archive_tip_get(struct state *st, int64_t epoch, char **oid, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	*oid = NULL;
+	if (stmt_prepare(st, &q, "SELECT commit_oid FROM archive_tip WHERE epoch = ?", err) < 0)
+		return -1;
+	bind_int(&q, epoch);
+	r = stmt_step(&q, err);
+	if (r == 1)
+		*oid = col_str(q.s, 0);
+	stmt_finish(&q);
+	return r;
+}
+
+int state_archive_tip_set(struct state *st, int64_t epoch, const char *oid, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (check_text("the archive commit", oid, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT OR REPLACE INTO archive_tip (epoch, commit_oid) "
+			 "VALUES (?, ?)", err) == 0) {
+		bind_int(&q, epoch);
+		bind_text(&q, oid);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end(st, ret, err);
+}
+
+/* ---- the run lock ---------------------------------------------------- */
+
+/* Appends " (pid N)" from the lock file, when it names one. */
+static void lock_holder(int fd, struct buf *out)
+{
+	char pid[32];
+	ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+	ssize_t i;
+
+	if (n <= 0)
+		return;
+	pid[n] = '\0';
+	for (i = 0; i < n && pid[i] >= '0' && pid[i] <= '9'; i++)
+		;
+	if (i > 0 && (i == n || pid[i] == '\n'))
+		buf_addf(out, " (pid %.*s)", (int)i, pid);
+}
+
+int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf *err)
+{
+	struct buf path = BUF_INIT, holder = BUF_INIT;
+	const struct timespec step = { 0, 50 * 1000 * 1000 };
+	int fd, waited = 0, ret = -1;
+
+	*out = NULL;
+	if (dir_ensure(dir, err) < 0)
+		return -1;
+	path_join(&path, dir, "lock");
+	fd = open(path.data, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		err_set(err, "%s: cannot open: %s", path.data, strerror(errno));
+		goto done;
+	}
+	/* Poll rather than block: a cron job must give up after a moment,
+	 * and flock() has no timeout of its own. */
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
+			err_set(err, "%s: cannot lock: %s", path.data, strerror(errno));
+			goto done;
+		}
+		if (waited >= wait_ms) {
+			lock_holder(fd, &holder);
+			err_set(err, "%s is held by another perfbot%s", path.data, holder.data);
+			ret = STATE_BUSY;
+			goto done;
+		}
+		nanosleep(&step, NULL);
+		waited += 50;
+	}
+	/* Who holds it, for the message a second run prints. */
+	if (ftruncate(fd, 0) == 0) {
+		char pid[32];
+		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+		(void)!pwrite(fd, pid, (size_t)n, 0);	/* only informational */
+	}
+	*out = xmalloc(sizeof(**out));
+	(*out)->fd = fd;
+	fd = -1;
+	ret = 0;
+done:
+	if (fd >= 0)
+		close(fd);
+	buf_release(&path);
+	buf_release(&holder);
+	return ret;
+}
+
+void state_unlock(struct state_lock *lock)
+{
+	if (!lock)
+		return;
+	/* An old pid in the file would only mislead; if it stays, the next
+	 * holder overwrites it. */
+	(void)!ftruncate(lock->fd, 0);
+	close(lock->fd);
+	free(lock);
+}

@@ -1,0 +1,353 @@
+#ifndef PERFBOT_STATE_H
+#define PERFBOT_STATE_H
+
+/*
+ * perfbot's state: the SQLite database DIR/state.db (DESIGN.md §6) and the
+ * run lock DIR/lock.  state.c is the only file that includes <sqlite3.h>.
+ *
+ * What the database holds:
+ *   - the outbox: every report and follow-up perfbot has rendered, with its
+ *     Message-ID, recipients and the exact bytes to send, stored before the
+ *     first delivery attempt and never changed, so a retry sends the same
+ *     bytes under the same Message-ID;
+ *   - the hourly send log (for perfbot.maxPerHour);
+ *   - every message perfbot knows for threading (its own, sent, and the
+ *     replies ingest archived), the #perfbot commands and trailers found in
+ *     them, ingest cursors and the archive's tip.
+ *
+ * Durability: WAL journal with synchronous=FULL, so a commit that returned
+ * survives kill -9 and power loss.  Every function below that changes
+ * something is one transaction: it happens entirely or not at all.  To make
+ * several changes one transaction (everything ingest learns from one mail),
+ * wrap them in state_begin() / state_commit(); the functions then join that
+ * transaction, and one that fails undoes only its own part.
+ *
+ * The delivery cycle of a report (a follow-up is the same):
+ *
+ *   state_report_add()            -> queued
+ *   state_report_mark_sending()   queued|sending -> sending   (before DATA)
+ *   state_report_mark_sent()      sending -> sent
+ *   state_report_mark_deferred()  sending -> queued, next_attempt set
+ *   state_report_mark_failed()    sending -> failed
+ *
+ * A report left 'sending' by a run that died is due again at once: its
+ * previous attempt may not have been accepted, so it is sent again, with
+ * the same bytes.  Any other transition is refused with an error (a bug in
+ * the caller, never a silent no-op).
+ *
+ * Times are int64 seconds since the epoch, always passed in by the caller
+ * (there is no clock in here); 0 means "none" in the fields that say so.
+ *
+ * Untrusted input: strings that come from mail (message ids, references,
+ * names, subjects, commands, trailers) and from SMTP servers (replies).
+ * They are stored as bound parameters, never spliced into SQL, and each
+ * may be at most STATE_MAX_TEXT bytes (longer is an error, never a cut).
+ *
+ * Errors: -1 with one message naming the database in err; nothing changed.
+ * Out of memory is fatal (xmalloc).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+#define STATE_SCHEMA_VERSION 1		/* what this perfbot writes and reads */
+#define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
+#define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
+#define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
+#define STATE_BUSY_TIMEOUT_MS 10000	/* wait for another connection's write */
+#define STATE_LOCK_WAIT_MS 2000		/* how long state_lock() waits by default */
+
+/* Returned (> 0) by the functions that say so. */
+#define STATE_EXISTS 1		/* state_report_add(): already there, nothing changed */
+#define STATE_BUSY 1		/* state_lock(): another process holds the lock */
+
+struct state;
+struct state_lock;
+
+enum state_kind {
+	STATE_KIND_REPORT,
+	STATE_KIND_FOLLOWUP,
+};
+
+enum state_status {
+	STATE_QUEUED,		/* waiting; next_attempt says from when */
+	STATE_SENDING,		/* an attempt began and has not ended */
+	STATE_SENT,		/* the server took it (for at least one recipient) */
+	STATE_FAILED,		/* refused for good; last_reply says why */
+};
+
+/* What the replies made of a report: its `state` in status --json. */
+enum state_verdict {
+	STATE_VERDICT_OPEN,
+	STATE_VERDICT_INVALID,
+	STATE_VERDICT_FIXED,
+	STATE_VERDICT_DUPLICATE,
+};
+
+/* "report"/"followup", "queued"/..., "open"/... */
+const char *state_kind_name(enum state_kind k);
+const char *state_status_name(enum state_status s);
+const char *state_verdict_name(enum state_verdict v);
+/* The verdict named s ("open", "invalid", "fixed", "duplicate"); -1 if none. */
+int state_verdict_parse(const char *s, enum state_verdict *out);
+
+/*
+ * A report or follow-up in the outbox.  Plain data; every string is owned
+ * (state_report_release() frees them).  Recipient lists hold one address
+ * per line.  As input to state_report_add() only the fields marked (in)
+ * are read; the others are set by the state functions that return reports.
+ */
+struct state_report {
+	int64_t id;		/* row id, > 0 */
+	char *message_id;	/* (in) without <>, unique */
+	enum state_kind kind;	/* (in) */
+	int64_t parent_id;	/* (in) follow-ups: the report or follow-up it
+				   answers (In-Reply-To); 0 for reports */
+	int64_t thread_id;	/* the report that started the thread (own id
+				   for a report); replies are counted there */
+	char *thread_key;	/* (in) follow-up detection: tree family, head
+				   commit, first testcase and headline */
+	char *identity;		/* (in) render's identity text */
+	char *subject;		/* (in) decoded Subject */
+	char *from_name;	/* (in) the From: display name, "" if none */
+	char *from_email;	/* (in) the From: address */
+	char *in_reply_to;	/* (in) follow-ups: the parent's Message-ID; else NULL */
+	char *refs;		/* (in) References, space-separated; NULL if none */
+	char *env_from;		/* (in) envelope sender */
+	char *env_rcpt;		/* (in) envelope recipients, one per line */
+	char *to_addrs;		/* (in) To: addresses, one per line */
+	char *cc_addrs;		/* (in) Cc: addresses, one per line ("" if none) */
+	char *mail;		/* (in) the complete rendered mail; NULL in
+				   state_report_list() results */
+	size_t mail_len;	/* (in) bytes in mail, 1..STATE_MAX_MAIL */
+	char **sources;		/* (in) the spool names that went into it */
+	size_t nr_sources;	/* (in) */
+	int64_t created;	/* (in) creation time (the mail's Date) */
+	int64_t next_attempt;	/* (in) not before this time; 0 = at once */
+	enum state_status status;
+	int attempts;		/* delivery attempts begun */
+	int64_t last_attempt;	/* when the last one began; 0 = never */
+	char *last_reply;	/* the server's last words, or NULL */
+	int64_t sent;		/* when it was accepted; 0 = not sent */
+	enum state_verdict verdict;
+	size_t replies;		/* state_report_list(): ingested replies in the thread */
+	size_t followups;	/* state_report_list(): follow-ups in the thread */
+};
+
+void state_report_release(struct state_report *r);
+
+/* A list of reports; state_reports_release() frees them all. */
+struct state_reports {
+	struct state_report *v;
+	size_t nr, alloc;
+};
+
+void state_reports_release(struct state_reports *list);
+
+/* The result of one recipient in a delivery attempt.  As input the
+ * strings are only read; as returned by state_report_results() they are
+ * owned (state_rcpts_free()). */
+struct state_rcpt {
+	char *address;
+	int code;		/* SMTP reply code; 0 when it was never answered */
+	char *reply;		/* the server's text, "" if none */
+};
+
+void state_rcpts_free(struct state_rcpt *v, size_t nr);
+
+/* A mail perfbot knows for threading.  Owned strings; NULL = unknown. */
+struct state_message {
+	char *message_id;	/* without <> */
+	int64_t report_id;	/* the report whose thread it is in; 0 = none */
+	char *parent_message_id;/* the known message it hangs under, or NULL */
+	char *in_reply_to;	/* as read, without <> */
+	char *refs;		/* References, space-separated, without <> */
+	char *from_name;
+	char *from_email;
+	int64_t date;		/* 0 = unknown */
+	char *subject;
+	int ingested;		/* 1: origin 'ingested'; 0: 'sent' by perfbot */
+	char *blob_oid;		/* in the archive; NULL until archived */
+	char *commit_oid;
+	int quarantined;	/* archived as-is because it would not parse */
+	char *quarantine_reason;
+};
+
+void state_message_release(struct state_message *m);
+
+struct state_messages {
+	struct state_message *v;
+	size_t nr, alloc;
+};
+
+void state_messages_release(struct state_messages *list);
+
+/* An ingest cursor (what was read of one mail source). */
+struct state_cursor {
+	int64_t uidvalidity;	/* IMAP; 0 = none */
+	int64_t last_uid;	/* IMAP; 0 = none */
+	int64_t offset;		/* mbox: bytes read */
+	char *fingerprint;	/* what identifies the source's content, or NULL */
+};
+
+void state_cursor_release(struct state_cursor *c);
+
+/*
+ * Opens DIR/state.db, creating DIR (mode 0700, one level) and the
+ * database as needed, and brings the schema to STATE_SCHEMA_VERSION (each
+ * migration one transaction, so reopening is harmless and a crash during
+ * one leaves the previous version).  A database written by a newer perfbot
+ * is refused.  0 with *out set (state_close() it), or -1.
+ */
+int state_open(const char *dir, struct state **out, struct buf *err);
+/* Closes; rolls back an unfinished state_begin().  Accepts NULL. */
+void state_close(struct state *st);
+/* 1 when DIR/state.db exists, else 0: lets read-only commands (status)
+ * show an empty state without creating one. */
+int state_exists(const char *dir);
+
+/* Groups the calls up to state_commit() into one transaction (not
+ * nestable).  After any failure inside, call state_rollback(). */
+int state_begin(struct state *st, struct buf *err);
+int state_commit(struct state *st, struct buf *err);
+void state_rollback(struct state *st);
+
+/*
+ * Adds a queued report or follow-up (the (in) fields of r; see above).
+ * A follow-up's parent must exist; its thread is the parent's.  Every
+ * source name is recorded, so state_source_find() can tell that a spool
+ * file already became a report.  0 with *id set (id may be NULL);
+ * STATE_EXISTS with a message when the Message-ID or one of the source
+ * names is already there (nothing changed); -1 on other errors (a missing
+ * field, a limit, a missing parent, the database).
+ */
+int state_report_add(struct state *st, const struct state_report *r, int64_t *id,
+		     struct buf *err);
+
+/* The report with this id, mail included: 1 and *out filled (release it),
+ * 0 when there is none, -1 on error. */
+int state_report_get(struct state *st, int64_t id, struct state_report *out, struct buf *err);
+
+/*
+ * The newest report or follow-up (largest id) with this thread key whose
+ * status is queued, sending or sent, mail included: what a new comparison
+ * of the same thing follows up.  1 and *out filled, 0 when there is none,
+ * -1 on error.
+ */
+int state_report_find_by_thread_key(struct state *st, const char *thread_key,
+				    struct state_report *out, struct buf *err);
+
+/* 1 and *report_id set when the spool file NAME went into a report, 0 if
+ * not, -1 on error.  (A send that died between committing a report and
+ * removing its spool file finds the file again: this says it is done.) */
+int state_source_find(struct state *st, const char *name, int64_t *report_id,
+		      struct buf *err);
+
+/*
+ * Appends to *out (mail included, oldest first, at most limit) the reports
+ * due at now: queued ones whose next_attempt is 0 or <= now, and every
+ * 'sending' one (left by a run that died).  A follow-up is due only once
+ * its parent is sent or failed, so it never goes out before the mail it
+ * answers.  0 or -1.
+ */
+int state_report_due(struct state *st, int64_t now, size_t limit,
+		     struct state_reports *out, struct buf *err);
+
+/* queued|sending -> sending: attempts + 1, last_attempt = now.  Commit
+ * this before sending DATA.  0 or -1. */
+int state_report_mark_sending(struct state *st, int64_t id, int64_t now, struct buf *err);
+
+/*
+ * sending -> sent at now, with the server's final reply and the results
+ * of each recipient (replacing the previous attempt's).  In the same
+ * transaction: the send log of now's hour grows by one, and the mail
+ * becomes a known message (origin 'sent', in its thread, dated created).
+ * 0 or -1.
+ */
+int state_report_mark_sent(struct state *st, int64_t id, int64_t now, const char *reply,
+			   const struct state_rcpt *rcpt, size_t nr_rcpt, struct buf *err);
+/* sending -> queued, due again at next_attempt (a temporary failure). */
+int state_report_mark_deferred(struct state *st, int64_t id, int64_t next_attempt,
+			       const char *reply, const struct state_rcpt *rcpt,
+			       size_t nr_rcpt, struct buf *err);
+/* sending -> failed (a permanent refusal). */
+int state_report_mark_failed(struct state *st, int64_t id, const char *reply,
+			     const struct state_rcpt *rcpt, size_t nr_rcpt, struct buf *err);
+
+/* The per-recipient results of the last attempt, in the order given:
+ * *out is a new array of *nr (state_rcpts_free()).  0 or -1. */
+int state_report_results(struct state *st, int64_t id, struct state_rcpt **out,
+			 size_t *nr, struct buf *err);
+
+/* Mails sent in now's clock hour (UTC, epoch / 3600): what maxPerHour
+ * limits.  0 with *count set, or -1. */
+int state_sent_last_hour(struct state *st, int64_t now, int64_t *count, struct buf *err);
+
+/* Appends every report and follow-up to *out, oldest first, without the
+ * mail bytes but with replies and followups counted.  0 or -1. */
+int state_report_list(struct state *st, struct state_reports *out, struct buf *err);
+
+/* Sets a report's verdict (what a #perfbot command decided).  0 or -1
+ * (also when there is no such report). */
+int state_report_set_verdict(struct state *st, int64_t id, enum state_verdict v,
+			     struct buf *err);
+
+/*
+ * Records a message (untrusted fields; message_id required), unless one
+ * with the same Message-ID is already known: then nothing changes.
+ * *is_new (may be NULL) says which.  0 or -1.
+ */
+int state_message_add(struct state *st, const struct state_message *m, int *is_new,
+		      struct buf *err);
+/* 1 and *out filled (release it), 0 when unknown, -1 on error. */
+int state_message_find(struct state *st, const char *message_id, struct state_message *out,
+		       struct buf *err);
+/* Appends the messages of a report's thread, by date then Message-ID. */
+int state_message_list(struct state *st, int64_t report_id, struct state_messages *out,
+		       struct buf *err);
+/* Notes where the message went in the archive.  -1 if it is unknown. */
+int state_message_set_archived(struct state *st, const char *message_id, const char *blob_oid,
+			       const char *commit_oid, struct buf *err);
+
+/*
+ * Records a #perfbot command (name and args as parsed, author as
+ * "Name <email>") found in a known message; report_id 0 = none.  Adding
+ * the same (message, name, args) again changes nothing.  0 or -1.
+ */
+int state_command_add(struct state *st, int64_t report_id, const char *message_id,
+		      const char *name, const char *args, const char *author, int64_t date,
+		      struct buf *err);
+/* Records a trailer found in a known message; idempotent likewise. */
+int state_trailer_add(struct state *st, const char *message_id, const char *key,
+		      const char *value, struct buf *err);
+
+/* The cursor of source ("imap:URL", "mbox:PATH", ...): 1 and *out
+ * filled (release it), 0 when there is none yet, -1 on error. */
+int state_cursor_get(struct state *st, const char *source, struct state_cursor *out,
+		     struct buf *err);
+/* Creates or replaces it.  0 or -1. */
+int state_cursor_set(struct state *st, const char *source, const struct state_cursor *c,
+		     struct buf *err);
+
+/* The last archive commit the database knows of in public-inbox epoch
+ * `epoch` (git/EPOCH.git): 1 and *oid (malloc'd hex) set, 0 when none,
+ * -1 on error. */
+int state_archive_tip_get(struct state *st, int64_t epoch, char **oid, struct buf *err);
+int state_archive_tip_set(struct state *st, int64_t epoch, const char *oid, struct buf *err);
+
+/*
+ * The run lock: an exclusive flock() on DIR/lock (DIR created 0700 as
+ * state_open() does), so two perfbot runs never work on one state at
+ * once.  Tries for wait_ms (STATE_LOCK_WAIT_MS for cron's `send`) without
+ * blocking longer.  0 with *out set (state_unlock() it; the lock also dies
+ * with the process), STATE_BUSY with "DIR/lock is held by another perfbot
+ * (pid N)" when another process holds it (nothing changed), -1 on error.
+ * Two state_lock() calls in one process contend as two processes do.
+ */
+int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf *err);
+/* Releases the lock.  Accepts NULL. */
+void state_unlock(struct state_lock *lock);
+
+#endif

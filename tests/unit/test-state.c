@@ -1,0 +1,902 @@
+/*
+ * The state database: every delivery transition (a table of steps with
+ * the status each must leave), due selection including reports left
+ * 'sending' by a run killed with SIGKILL, the hourly send log, duplicates,
+ * follow-ups and threads, the ingest accessors, transactions grouped with
+ * state_begin(), migrations on reopen, and the run lock between two opens
+ * in one process and against a forked child.  Each test has its own
+ * temporary state directory.
+ *
+ * <sqlite3.h> is included here only to look at and to tamper with the
+ * file from outside, as another program would; perfbot's code reaches
+ * SQLite through state.h alone.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+
+#include "buf.h"
+#include "state.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define T0 1773035458		/* 2026-03-09T05:50:58Z */
+
+struct fixture {
+	char dir[64];		/* the temporary directory */
+	char state[96];		/* dir/state: not there until state_open() */
+	struct state *st;
+	pid_t child;		/* a forked helper still to be stopped, or 0 */
+};
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct buf err = BUF_INIT;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/perfbot-test-state-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->state, sizeof(f->state), "%s/state", f->dir);
+	if (state_open(f->state, &f->st, &err) < 0) {
+		fprintf(stderr, "state_open: %s\n", err.data);
+		return -1;
+	}
+	buf_release(&err);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	/* a failed assertion jumps out of a test before it stops its child */
+	if (f->child > 0) {
+		kill(f->child, SIGKILL);
+		waitpid(f->child, NULL, 0);
+	}
+	state_close(f->st);
+	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+/* A report as send would add it; key is the thread key. */
+static void report_init(struct state_report *r, const char *mid, const char *key)
+{
+	static char mail[] = "From: lab <lab@example.org>\nSubject: x\n\nbody\n";
+
+	memset(r, 0, sizeof(*r));
+	r->message_id = (char *)mid;
+	r->kind = STATE_KIND_REPORT;
+	r->thread_key = (char *)key;
+	r->identity = "tree linus/master\ncommit 0123\n";
+	r->subject = "[linus:master] [mm]  0123456789: x 3.8% regression";
+	r->from_name = "lab";
+	r->from_email = "lab@example.org";
+	r->env_from = "lab@example.org";
+	r->env_rcpt = "author@example.org\nlist@example.org";
+	r->to_addrs = "author@example.org";
+	r->cc_addrs = "list@example.org";
+	r->mail = mail;
+	r->mail_len = sizeof(mail) - 1;
+	r->created = T0;
+}
+
+static int64_t add(struct state *st, const struct state_report *r)
+{
+	struct buf err = BUF_INIT;
+	int64_t id = 0;
+
+	if (state_report_add(st, r, &id, &err) != 0)
+		fail_msg("state_report_add %s: %s", r->message_id, err.data);
+	buf_release(&err);
+	return id;
+}
+
+static int64_t add_report(struct state *st, const char *mid, const char *key)
+{
+	struct state_report r;
+
+	report_init(&r, mid, key);
+	return add(st, &r);
+}
+
+static void get(struct state *st, int64_t id, struct state_report *out)
+{
+	struct buf err = BUF_INIT;
+
+	if (state_report_get(st, id, out, &err) != 1)
+		fail_msg("state_report_get %lld: %s", (long long)id, err.data);
+	buf_release(&err);
+}
+
+static void ok(int r, const struct buf *err, const char *what)
+{
+	if (r != 0)
+		fail_msg("%s: returned %d: %s", what, r, err->data);
+}
+
+static void open_creates_a_private_wal_database(void **state)
+{
+	struct fixture *f = *state;
+	struct stat sb;
+	struct buf path = BUF_INIT;
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	assert_int_equal(stat(f->state, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_int_equal(sb.st_mode & 0777, 0700);
+	assert_true(state_exists(f->state));
+	buf_addf(&path, "%s/state.db", f->state);
+	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(s, 0), "wal");
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	assert_false(state_exists(f->dir));
+	buf_release(&path);
+}
+
+static int64_t schema_rows(const char *dbpath, int64_t *max)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t n;
+
+	assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT COUNT(*), MAX(version) FROM schema_version",
+					    -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	n = sqlite3_column_int64(s, 0);
+	*max = sqlite3_column_int64(s, 1);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return n;
+}
+
+static void reopen_keeps_data_and_migrates_once(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	struct state_report r;
+	int64_t id, max;
+	sqlite3 *db;
+	int i;
+
+	id = add_report(f->st, "a@example.org", "k");
+	for (i = 0; i < 3; i++) {
+		state_close(f->st);
+		ok(state_open(f->state, &f->st, &err), &err, "reopen");
+	}
+	get(f->st, id, &r);
+	assert_string_equal(r.message_id, "a@example.org");
+	state_report_release(&r);
+	buf_addf(&path, "%s/state.db", f->state);
+	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
+	assert_int_equal(max, STATE_SCHEMA_VERSION);
+
+	/* A database from a newer perfbot is refused, not "migrated". */
+	state_close(f->st);
+	f->st = NULL;
+	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO schema_version VALUES (99)", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(state_open(f->state, &f->st, &err), -1);
+	assert_non_null(strstr(err.data, "newer perfbot"));
+	assert_null(f->st);
+	buf_release(&err);
+	buf_release(&path);
+}
+
+static void report_round_trips(void **state)
+{
+	struct fixture *f = *state;
+	static char mail[] = "Subject: x\n\nbinary \0 byte and\r\nCRLF\n";
+	char *sources[] = { "20260309055058-1-0-a.json", "20260309055058-1-1-b.json" };
+	struct state_report in, out;
+	struct buf err = BUF_INIT;
+	int64_t id, rid;
+
+	report_init(&in, "20260309.abc-lab@example.org", "linux-next|0123|t|h");
+	in.mail = mail;
+	in.mail_len = sizeof(mail) - 1;
+	in.sources = sources;
+	in.nr_sources = N(sources);
+	id = add(f->st, &in);
+	get(f->st, id, &out);
+	assert_int_equal(out.id, id);
+	assert_int_equal(out.thread_id, id);
+	assert_int_equal(out.parent_id, 0);
+	assert_int_equal(out.kind, STATE_KIND_REPORT);
+	assert_int_equal(out.status, STATE_QUEUED);
+	assert_int_equal(out.verdict, STATE_VERDICT_OPEN);
+	assert_int_equal(out.attempts, 0);
+	assert_int_equal(out.created, T0);
+	assert_int_equal(out.next_attempt, 0);
+	assert_int_equal(out.sent, 0);
+	assert_null(out.last_reply);
+	assert_null(out.in_reply_to);
+	assert_string_equal(out.env_rcpt, in.env_rcpt);
+	assert_string_equal(out.identity, in.identity);
+	assert_int_equal(out.mail_len, in.mail_len);
+	assert_memory_equal(out.mail, mail, in.mail_len);
+	assert_int_equal(out.nr_sources, 2);
+	assert_string_equal(out.sources[0], sources[0]);
+	assert_string_equal(out.sources[1], sources[1]);
+	state_report_release(&out);
+
+	assert_int_equal(state_source_find(f->st, sources[1], &rid, &err), 1);
+	assert_int_equal(rid, id);
+	assert_int_equal(state_source_find(f->st, "20260309055058-1-9-c.json", &rid, &err), 0);
+	assert_int_equal(state_report_get(f->st, id + 100, &out, &err), 0);
+	buf_release(&err);
+}
+
+/* One step of a report's life and what it must leave. */
+enum op { END, SENDING, SENT, DEFERRED, FAILED };	/* END: the life is over */
+static const struct step {
+	enum op op;
+	int64_t when;
+	int ret;			/* 0 or -1 */
+	enum state_status status;	/* after the step */
+	int attempts;
+	int64_t next_attempt, sent;
+	const char *last_reply;
+} lives[][6] = {
+	{	/* the happy path */
+		{ SENDING, T0, 0, STATE_SENDING, 1, 0, 0, NULL },
+		{ SENT, T0 + 1, 0, STATE_SENT, 1, 0, T0 + 1, "250 ok" },
+		{ SENDING, T0 + 2, -1, STATE_SENT, 1, 0, T0 + 1, "250 ok" },
+		{ FAILED, T0 + 2, -1, STATE_SENT, 1, 0, T0 + 1, "250 ok" },
+		{ DEFERRED, T0 + 2, -1, STATE_SENT, 1, 0, T0 + 1, "250 ok" },
+	},
+	{	/* deferred twice, then refused for good */
+		{ SENDING, T0, 0, STATE_SENDING, 1, 0, 0, NULL },
+		{ DEFERRED, T0 + 300, 0, STATE_QUEUED, 1, T0 + 300, 0, "451 try later" },
+		{ SENDING, T0 + 300, 0, STATE_SENDING, 2, T0 + 300, 0, "451 try later" },
+		{ DEFERRED, T0 + 900, 0, STATE_QUEUED, 2, T0 + 900, 0, "451 try later" },
+		{ SENDING, T0 + 900, 0, STATE_SENDING, 3, T0 + 900, 0, "451 try later" },
+		{ FAILED, 0, 0, STATE_FAILED, 3, 0, 0, "550 no such user" },
+	},
+	{	/* an attempt that died ('sending' twice), then sent */
+		{ SENDING, T0, 0, STATE_SENDING, 1, 0, 0, NULL },
+		{ SENDING, T0 + 60, 0, STATE_SENDING, 2, 0, 0, NULL },
+		{ SENT, T0 + 61, 0, STATE_SENT, 2, 0, T0 + 61, "250 ok" },
+	},
+	{	/* nothing ends an attempt that never began */
+		{ SENT, T0, -1, STATE_QUEUED, 0, 0, 0, NULL },
+		{ DEFERRED, T0, -1, STATE_QUEUED, 0, 0, 0, NULL },
+		{ FAILED, T0, -1, STATE_QUEUED, 0, 0, 0, NULL },
+	},
+};
+
+static int apply(struct state *st, int64_t id, const struct step *s, struct buf *err)
+{
+	struct state_rcpt rcpt[] = { { "author@example.org", 250, "ok" },
+				     { "list@example.org", 451, "later" } };
+
+	switch (s->op) {
+	case SENDING:
+		return state_report_mark_sending(st, id, s->when, err);
+	case SENT:
+		return state_report_mark_sent(st, id, s->when, "250 ok", rcpt, 1, err);
+	case DEFERRED:
+		return state_report_mark_deferred(st, id, s->when, "451 try later", rcpt, 2, err);
+	case FAILED:
+		return state_report_mark_failed(st, id, "550 no such user", rcpt, 2, err);
+	case END:
+		break;
+	}
+	return -2;
+}
+
+static void transitions_follow_the_table(void **state)
+{
+	struct fixture *f = *state;
+	size_t i, j;
+
+	for (i = 0; i < N(lives); i++) {
+		char mid[64];
+		int64_t id;
+
+		snprintf(mid, sizeof(mid), "life%zu@example.org", i);
+		id = add_report(f->st, mid, mid);
+		for (j = 0; j < N(lives[i]) && lives[i][j].op != END; j++) {
+			const struct step *s = &lives[i][j];
+			struct buf err = BUF_INIT;
+			struct state_report r;
+			int ret = apply(f->st, id, s, &err);
+
+			if (ret != s->ret)
+				fail_msg("life %zu step %zu: returned %d, want %d (%s)", i, j, ret,
+					 s->ret, err.data);
+			if (ret < 0 && !strstr(err.data, "cannot become"))
+				fail_msg("life %zu step %zu: message '%s'", i, j, err.data);
+			get(f->st, id, &r);
+			if (r.status != s->status || r.attempts != s->attempts ||
+			    r.next_attempt != s->next_attempt || r.sent != s->sent)
+				fail_msg("life %zu step %zu: %s attempts %d next %lld sent %lld", i, j,
+					 state_status_name(r.status), r.attempts,
+					 (long long)r.next_attempt, (long long)r.sent);
+			if (s->last_reply)
+				assert_string_equal(r.last_reply, s->last_reply);
+			else
+				assert_null(r.last_reply);
+			state_report_release(&r);
+			buf_release(&err);
+		}
+	}
+}
+
+static void unknown_report_is_an_error(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+
+	assert_int_equal(state_report_mark_sending(f->st, 42, T0, &err), -1);
+	assert_non_null(strstr(err.data, "no report 42"));
+	assert_int_equal(state_report_set_verdict(f->st, 42, STATE_VERDICT_FIXED, &err), -1);
+	buf_release(&err);
+}
+
+static void results_are_replaced_per_attempt(void **state)
+{
+	struct fixture *f = *state;
+	struct state_rcpt two[] = { { "a@example.org", 451, "4.7.1 later" },
+				    { "b@example.org", 0, NULL } };
+	struct state_rcpt one[] = { { "a@example.org", 250, "2.1.5 ok" } };
+	struct buf err = BUF_INIT;
+	struct state_rcpt *got;
+	size_t nr;
+	int64_t id = add_report(f->st, "r@example.org", "k");
+
+	ok(state_report_mark_sending(f->st, id, T0, &err), &err, "sending");
+	ok(state_report_mark_deferred(f->st, id, T0 + 60, "451 later", two, 2, &err), &err, "deferred");
+	ok(state_report_results(f->st, id, &got, &nr, &err), &err, "results");
+	assert_int_equal(nr, 2);
+	assert_string_equal(got[0].address, "a@example.org");
+	assert_int_equal(got[0].code, 451);
+	assert_string_equal(got[0].reply, "4.7.1 later");
+	assert_int_equal(got[1].code, 0);
+	assert_string_equal(got[1].reply, "");
+	state_rcpts_free(got, nr);
+	ok(state_report_mark_sending(f->st, id, T0 + 60, &err), &err, "sending");
+	ok(state_report_mark_sent(f->st, id, T0 + 61, "250 ok", one, 1, &err), &err, "sent");
+	ok(state_report_results(f->st, id, &got, &nr, &err), &err, "results");
+	assert_int_equal(nr, 1);
+	assert_int_equal(got[0].code, 250);
+	state_rcpts_free(got, nr);
+	buf_release(&err);
+}
+
+static void send_and_finish(struct state *st, int64_t id, int64_t when)
+{
+	struct buf err = BUF_INIT;
+
+	ok(state_report_mark_sending(st, id, when, &err), &err, "sending");
+	ok(state_report_mark_sent(st, id, when, "250 ok", NULL, 0, &err), &err, "sent");
+	buf_release(&err);
+}
+
+static void send_log_counts_per_hour(void **state)
+{
+	struct fixture *f = *state;
+	const int64_t hour = (T0 / 3600) * 3600;
+	static const struct { int64_t sent_at; } sends[] = {
+		{ hour }, { hour + 1799 }, { hour + 3599 }, { hour + 3600 }, { hour - 1 },
+	};
+	static const struct { int64_t now, count; } want[] = {
+		{ hour, 3 }, { hour + 3599, 3 }, { hour + 3600, 1 }, { hour + 7199, 1 },
+		{ hour + 7200, 0 }, { hour - 1, 1 }, { hour - 3601, 0 },
+	};
+	struct buf err = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < N(sends); i++) {
+		char mid[32];
+
+		snprintf(mid, sizeof(mid), "s%zu@example.org", i);
+		send_and_finish(f->st, add_report(f->st, mid, mid), sends[i].sent_at);
+	}
+	for (i = 0; i < N(want); i++) {
+		int64_t n = -1;
+
+		ok(state_sent_last_hour(f->st, want[i].now, &n, &err), &err, "sent_last_hour");
+		if (n != want[i].count)
+			fail_msg("at %lld: %lld sent, want %lld", (long long)want[i].now,
+				 (long long)n, (long long)want[i].count);
+	}
+	buf_release(&err);
+}
+
+static void due_ids(struct state *st, int64_t now, size_t limit, int64_t *ids, size_t *nr)
+{
+	struct state_reports due = { 0 };
+	struct buf err = BUF_INIT;
+	size_t i;
+
+	ok(state_report_due(st, now, limit, &due, &err), &err, "due");
+	for (i = 0; i < due.nr; i++) {
+		ids[i] = due.v[i].id;
+		assert_non_null(due.v[i].mail);
+		assert_true(due.v[i].mail_len > 0);
+	}
+	*nr = due.nr;
+	state_reports_release(&due);
+	buf_release(&err);
+}
+
+static void due_selects_queued_retries_and_crashed(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+	struct state_report fu;
+	int64_t fresh, later, crashed, sent, failed, followup, ids[16];
+	size_t nr;
+
+	fresh = add_report(f->st, "fresh@example.org", "k1");
+	later = add_report(f->st, "later@example.org", "k2");
+	ok(state_report_mark_sending(f->st, later, T0, &err), &err, "sending");
+	ok(state_report_mark_deferred(f->st, later, T0 + 300, "451", NULL, 0, &err), &err, "deferred");
+	crashed = add_report(f->st, "crashed@example.org", "k3");
+	ok(state_report_mark_sending(f->st, crashed, T0, &err), &err, "sending");
+	sent = add_report(f->st, "sent@example.org", "k4");
+	send_and_finish(f->st, sent, T0);
+	failed = add_report(f->st, "failed@example.org", "k5");
+	ok(state_report_mark_sending(f->st, failed, T0, &err), &err, "sending");
+	ok(state_report_mark_failed(f->st, failed, "550", NULL, 0, &err), &err, "failed");
+	/* a follow-up of a report still waiting must wait for it */
+	report_init(&fu, "fu@example.org", "k2");
+	fu.kind = STATE_KIND_FOLLOWUP;
+	fu.parent_id = later;
+	fu.in_reply_to = "later@example.org";
+	fu.refs = "later@example.org";
+	followup = add(f->st, &fu);
+
+	due_ids(f->st, T0 + 299, 100, ids, &nr);
+	assert_int_equal(nr, 2);
+	assert_int_equal(ids[0], fresh);
+	assert_int_equal(ids[1], crashed);
+	due_ids(f->st, T0 + 300, 100, ids, &nr);
+	assert_int_equal(nr, 3);
+	assert_int_equal(ids[1], later);
+	due_ids(f->st, T0 + 300, 2, ids, &nr);
+	assert_int_equal(nr, 2);
+	due_ids(f->st, T0 + 300, 0, ids, &nr);
+	assert_int_equal(nr, 0);
+
+	send_and_finish(f->st, later, T0 + 300);
+	due_ids(f->st, T0 + 300, 100, ids, &nr);
+	assert_int_equal(nr, 3);
+	assert_int_equal(ids[2], followup);
+	buf_release(&err);
+}
+
+/* A run killed with SIGKILL after marking a report 'sending' (as if in
+ * the middle of DATA): the next run finds it due, with the same bytes. */
+static void killed_while_sending_is_due_again(void **state)
+{
+	struct fixture *f = *state;
+	struct state_report before, after;
+	struct buf err = BUF_INIT;
+	int64_t id = add_report(f->st, "killed@example.org", "k"), ids[4];
+	size_t nr;
+	int status;
+	pid_t pid;
+
+	get(f->st, id, &before);
+	state_close(f->st);
+	f->st = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	f->child = pid;
+	if (!pid) {
+		struct state *st;
+
+		if (state_open(f->state, &st, NULL) < 0 ||
+		    state_report_mark_sending(st, id, T0, NULL) < 0)
+			_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	f->child = 0;
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	ok(state_open(f->state, &f->st, &err), &err, "reopen");
+	due_ids(f->st, T0, 10, ids, &nr);
+	assert_int_equal(nr, 1);
+	assert_int_equal(ids[0], id);
+	ok(state_report_mark_sending(f->st, id, T0 + 60, &err), &err, "sending again");
+	get(f->st, id, &after);
+	assert_int_equal(after.attempts, 2);
+	assert_string_equal(after.message_id, before.message_id);
+	assert_int_equal(after.mail_len, before.mail_len);
+	assert_memory_equal(after.mail, before.mail, before.mail_len);
+	state_report_release(&before);
+	state_report_release(&after);
+	buf_release(&err);
+}
+
+static void duplicates_are_refused_and_change_nothing(void **state)
+{
+	struct fixture *f = *state;
+	char *src_a[] = { "20260309055058-1-0-a.json" };
+	char *src_b[] = { "20260309055058-1-1-b.json", "20260309055058-1-0-a.json" };
+	struct state_reports list = { 0 };
+	struct state_report r;
+	struct buf err = BUF_INIT;
+	int64_t id = -1;
+
+	report_init(&r, "dup@example.org", "k");
+	r.sources = src_a;
+	r.nr_sources = 1;
+	add(f->st, &r);
+	assert_int_equal(state_report_add(f->st, &r, &id, &err), STATE_EXISTS);
+	assert_non_null(strstr(err.data, "dup@example.org"));
+	assert_int_equal(id, -1);
+	report_init(&r, "other@example.org", "k");
+	r.sources = src_b;
+	r.nr_sources = 2;
+	assert_int_equal(state_report_add(f->st, &r, &id, &err), STATE_EXISTS);
+	assert_non_null(strstr(err.data, "a.json"));
+	assert_int_equal(state_source_find(f->st, "20260309055058-1-1-b.json", NULL, &err), 0);
+	ok(state_report_list(f->st, &list, &err), &err, "list");
+	assert_int_equal(list.nr, 1);
+	state_reports_release(&list);
+	buf_release(&err);
+}
+
+static void bad_reports_are_refused(void **state)
+{
+	struct fixture *f = *state;
+	static char big[STATE_MAX_TEXT + 2];
+	static const struct {
+		const char *what;
+		const char *want;
+	} cases[] = {
+		{ "no message id", "message_id is missing" },
+		{ "empty subject", "subject is empty" },
+		{ "long subject", "longer than" },
+		{ "no mail", "mail is empty" },
+		{ "follow-up without parent", "needs a parent" },
+		{ "report with parent", "needs a parent" },
+		{ "missing parent", "parent report 999" },
+	};
+	size_t i;
+
+	memset(big, 'x', sizeof(big) - 1);
+	for (i = 0; i < N(cases); i++) {
+		struct state_report r;
+		struct buf err = BUF_INIT;
+
+		report_init(&r, "bad@example.org", "k");
+		switch (i) {
+		case 0: r.message_id = NULL; break;
+		case 1: r.subject = ""; break;
+		case 2: r.subject = big; break;
+		case 3: r.mail_len = 0; break;
+		case 4: r.kind = STATE_KIND_FOLLOWUP; break;
+		case 5: r.parent_id = 1; break;
+		case 6: r.kind = STATE_KIND_FOLLOWUP; r.parent_id = 999; break;
+		}
+		if (state_report_add(f->st, &r, NULL, &err) != -1 || !strstr(err.data, cases[i].want))
+			fail_msg("%s: got '%s', want '%s'", cases[i].what, err.data, cases[i].want);
+		buf_release(&err);
+	}
+}
+
+static void followups_join_the_thread(void **state)
+{
+	struct fixture *f = *state;
+	struct state_report r, found;
+	struct state_reports list = { 0 };
+	struct state_message m, msg;
+	struct buf err = BUF_INIT;
+	int64_t report, fu1, fu2, other;
+	int is_new;
+
+	report = add_report(f->st, "root@example.org", "next|0123|t|h");
+	assert_int_equal(state_report_find_by_thread_key(f->st, "next|0123|t|h", &found, &err), 1);
+	assert_int_equal(found.id, report);
+	state_report_release(&found);
+	send_and_finish(f->st, report, T0);
+
+	report_init(&r, "fu1@example.org", "next|0123|t|h");
+	r.kind = STATE_KIND_FOLLOWUP;
+	r.parent_id = report;
+	r.in_reply_to = "root@example.org";
+	r.refs = "root@example.org";
+	r.subject = "Re: [linus:master] [mm]  0123456789: x 3.8% regression";
+	fu1 = add(f->st, &r);
+	send_and_finish(f->st, fu1, T0 + 60);
+	assert_int_equal(state_report_find_by_thread_key(f->st, "next|0123|t|h", &found, &err), 1);
+	assert_int_equal(found.id, fu1);
+	assert_int_equal(found.thread_id, report);
+	state_report_release(&found);
+
+	/* a follow-up of the follow-up is still in the first report's thread */
+	report_init(&r, "fu2@example.org", "next|0123|t|h");
+	r.kind = STATE_KIND_FOLLOWUP;
+	r.parent_id = fu1;
+	r.in_reply_to = "fu1@example.org";
+	r.refs = "root@example.org fu1@example.org";
+	fu2 = add(f->st, &r);
+	ok(state_report_mark_sending(f->st, fu2, T0 + 120, &err), &err, "sending");
+	ok(state_report_mark_failed(f->st, fu2, "554 no", NULL, 0, &err), &err, "failed");
+	get(f->st, fu2, &found);
+	assert_int_equal(found.thread_id, report);
+	assert_int_equal(found.parent_id, fu1);
+	state_report_release(&found);
+	/* a failed one is nothing to follow up */
+	assert_int_equal(state_report_find_by_thread_key(f->st, "next|0123|t|h", &found, &err), 1);
+	assert_int_equal(found.id, fu1);
+	state_report_release(&found);
+	assert_int_equal(state_report_find_by_thread_key(f->st, "none", &found, &err), 0);
+	other = add_report(f->st, "other@example.org", "other");
+
+	/* sent mails became known messages of the thread */
+	assert_int_equal(state_message_find(f->st, "fu1@example.org", &msg, &err), 1);
+	assert_int_equal(msg.report_id, report);
+	assert_false(msg.ingested);
+	assert_string_equal(msg.parent_message_id, "root@example.org");
+	assert_string_equal(msg.from_email, "lab@example.org");
+	assert_int_equal(msg.date, T0);
+	state_message_release(&msg);
+	assert_int_equal(state_message_find(f->st, "fu2@example.org", &msg, &err), 0);
+
+	/* a reply, ingested twice */
+	memset(&m, 0, sizeof(m));
+	m.message_id = "reply@maintainer.org";
+	m.report_id = report;
+	m.parent_message_id = "root@example.org";
+	m.in_reply_to = "root@example.org";
+	m.refs = "root@example.org";
+	m.from_name = "Jane";
+	m.from_email = "jane@maintainer.org";
+	m.date = T0 + 3600;
+	m.subject = "Re: x";
+	m.ingested = 1;
+	ok(state_message_add(f->st, &m, &is_new, &err), &err, "message_add");
+	assert_true(is_new);
+	ok(state_message_add(f->st, &m, &is_new, &err), &err, "message_add again");
+	assert_false(is_new);
+	ok(state_report_set_verdict(f->st, report, STATE_VERDICT_INVALID, &err), &err, "verdict");
+
+	ok(state_report_list(f->st, &list, &err), &err, "list");
+	assert_int_equal(list.nr, 4);
+	assert_int_equal(list.v[0].id, report);
+	assert_int_equal(list.v[0].replies, 1);
+	assert_int_equal(list.v[0].followups, 2);
+	assert_int_equal(list.v[0].verdict, STATE_VERDICT_INVALID);
+	assert_null(list.v[0].mail);
+	assert_int_equal(list.v[1].kind, STATE_KIND_FOLLOWUP);
+	assert_int_equal(list.v[3].id, other);
+	assert_int_equal(list.v[3].followups, 0);
+	state_reports_release(&list);
+	buf_release(&err);
+}
+
+static void ingest_accessors(void **state)
+{
+	struct fixture *f = *state;
+	struct state_message m, got;
+	struct state_messages thread = { 0 };
+	struct state_cursor c, cg;
+	struct buf err = BUF_INIT;
+	char *oid;
+	int64_t report = add_report(f->st, "root@example.org", "k");
+
+	memset(&m, 0, sizeof(m));
+	m.message_id = "q@x.org";
+	m.report_id = report;
+	m.ingested = 1;
+	m.quarantined = 1;
+	m.quarantine_reason = "MIME boundary refused";
+	ok(state_message_add(f->st, &m, NULL, &err), &err, "message_add");
+	ok(state_message_set_archived(f->st, "q@x.org", "b10b", "c0ffee", &err), &err, "archived");
+	assert_int_equal(state_message_find(f->st, "q@x.org", &got, &err), 1);
+	assert_true(got.quarantined);
+	assert_string_equal(got.quarantine_reason, "MIME boundary refused");
+	assert_string_equal(got.blob_oid, "b10b");
+	assert_string_equal(got.commit_oid, "c0ffee");
+	state_message_release(&got);
+	assert_int_equal(state_message_set_archived(f->st, "nope@x.org", "b", "c", &err), -1);
+	ok(state_message_list(f->st, report, &thread, &err), &err, "message_list");
+	assert_int_equal(thread.nr, 1);
+	state_messages_release(&thread);
+
+	ok(state_command_add(f->st, report, "q@x.org", "invalid", "", "Jane <j@x.org>", T0, &err),
+	   &err, "command");
+	ok(state_command_add(f->st, report, "q@x.org", "invalid", "", "Jane <j@x.org>", T0, &err),
+	   &err, "command again");
+	assert_int_equal(state_command_add(f->st, report, "unknown@x.org", "invalid", "", "J", T0,
+					   &err), -1);
+	ok(state_trailer_add(f->st, "q@x.org", "Tested-by", "Jane <j@x.org>", &err), &err, "trailer");
+	ok(state_trailer_add(f->st, "q@x.org", "Tested-by", "Jane <j@x.org>", &err), &err, "trailer");
+	assert_int_equal(state_trailer_add(f->st, "unknown@x.org", "Tested-by", "J", &err), -1);
+
+	assert_int_equal(state_cursor_get(f->st, "imap:imaps://x/INBOX", &cg, &err), 0);
+	memset(&c, 0, sizeof(c));
+	c.uidvalidity = 7;
+	c.last_uid = 1234;
+	c.fingerprint = "abc";
+	ok(state_cursor_set(f->st, "imap:imaps://x/INBOX", &c, &err), &err, "cursor_set");
+	c.last_uid = 1240;
+	ok(state_cursor_set(f->st, "imap:imaps://x/INBOX", &c, &err), &err, "cursor_set");
+	assert_int_equal(state_cursor_get(f->st, "imap:imaps://x/INBOX", &cg, &err), 1);
+	assert_int_equal(cg.uidvalidity, 7);
+	assert_int_equal(cg.last_uid, 1240);
+	assert_string_equal(cg.fingerprint, "abc");
+	state_cursor_release(&cg);
+
+	assert_int_equal(state_archive_tip_get(f->st, 0, &oid, &err), 0);
+	assert_null(oid);
+	ok(state_archive_tip_set(f->st, 0, "aaaa", &err), &err, "tip");
+	ok(state_archive_tip_set(f->st, 0, "bbbb", &err), &err, "tip");
+	assert_int_equal(state_archive_tip_get(f->st, 0, &oid, &err), 1);
+	assert_string_equal(oid, "bbbb");
+	free(oid);
+	buf_release(&err);
+}
+
+static void begin_groups_and_rollback_undoes(void **state)
+{
+	struct fixture *f = *state;
+	char *twice[] = { "20260309055058-1-0-a.json", "20260309055058-1-0-a.json" };
+	struct state_message m, got;
+	struct state_report r;
+	struct state_reports list = { 0 };
+	struct buf err = BUF_INIT;
+
+	memset(&m, 0, sizeof(m));
+	m.message_id = "one@x.org";
+	m.ingested = 1;
+	ok(state_begin(f->st, &err), &err, "begin");
+	assert_int_equal(state_begin(f->st, &err), -1);
+	ok(state_message_add(f->st, &m, NULL, &err), &err, "message_add");
+	ok(state_trailer_add(f->st, "one@x.org", "Acked-by", "A <a@x.org>", &err), &err, "trailer");
+	state_rollback(f->st);
+	assert_int_equal(state_message_find(f->st, "one@x.org", &got, &err), 0);
+
+	/* a call failing inside (after its report row was written: the
+	 * second source name is the first again) undoes only itself */
+	ok(state_begin(f->st, &err), &err, "begin");
+	ok(state_message_add(f->st, &m, NULL, &err), &err, "message_add");
+	report_init(&r, "twice@x.org", "k");
+	r.sources = twice;
+	r.nr_sources = 2;
+	assert_int_equal(state_report_add(f->st, &r, NULL, &err), -1);
+	ok(state_commit(f->st, &err), &err, "commit");
+	assert_int_equal(state_message_find(f->st, "one@x.org", &got, &err), 1);
+	state_message_release(&got);
+	ok(state_report_list(f->st, &list, &err), &err, "list");
+	assert_int_equal(list.nr, 0);
+	/* and outside state_begin() likewise */
+	assert_int_equal(state_report_add(f->st, &r, NULL, &err), -1);
+	ok(state_report_list(f->st, &list, &err), &err, "list");
+	assert_int_equal(list.nr, 0);
+	assert_int_equal(state_commit(f->st, &err), -1);
+	buf_release(&err);
+}
+
+static void lock_is_exclusive_in_process(void **state)
+{
+	struct fixture *f = *state;
+	struct state_lock *a = NULL, *b = NULL;
+	struct buf err = BUF_INIT;
+	char pid[32];
+
+	ok(state_lock(f->state, 0, &a, &err), &err, "first lock");
+	assert_int_equal(state_lock(f->state, 100, &b, &err), STATE_BUSY);
+	assert_null(b);
+	snprintf(pid, sizeof(pid), "(pid %ld)", (long)getpid());
+	assert_non_null(strstr(err.data, pid));
+	state_unlock(a);
+	ok(state_lock(f->state, 0, &b, &err), &err, "lock after unlock");
+	state_unlock(b);
+	buf_release(&err);
+}
+
+static void lock_dies_with_its_process(void **state)
+{
+	struct fixture *f = *state;
+	struct state_lock *l = NULL;
+	struct buf err = BUF_INIT;
+	int ready[2], status;
+	char c;
+	pid_t pid;
+
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	f->child = pid;
+	if (!pid) {
+		struct state_lock *mine;
+
+		close(ready[0]);
+		if (state_lock(f->state, 0, &mine, NULL) != 0)
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_int_equal(state_lock(f->state, 200, &l, &err), STATE_BUSY);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	f->child = 0;
+	ok(state_lock(f->state, 0, &l, &err), &err, "lock after the holder died");
+	state_unlock(l);
+	buf_release(&err);
+}
+
+static void names_round_trip(void **state)
+{
+	static const char *const verdicts[] = { "open", "invalid", "fixed", "duplicate" };
+	enum state_verdict v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(verdicts); i++) {
+		assert_int_equal(state_verdict_parse(verdicts[i], &v), 0);
+		assert_string_equal(state_verdict_name(v), verdicts[i]);
+	}
+	assert_int_equal(state_verdict_parse("closed", &v), -1);
+	assert_string_equal(state_status_name(STATE_SENDING), "sending");
+	assert_string_equal(state_kind_name(STATE_KIND_FOLLOWUP), "followup");
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(open_creates_a_private_wal_database),
+		T(reopen_keeps_data_and_migrates_once),
+		T(report_round_trips),
+		T(transitions_follow_the_table),
+		T(unknown_report_is_an_error),
+		T(results_are_replaced_per_attempt),
+		T(send_log_counts_per_hour),
+		T(due_selects_queued_retries_and_crashed),
+		T(killed_while_sending_is_due_again),
+		T(duplicates_are_refused_and_change_nothing),
+		T(bad_reports_are_refused),
+		T(followups_join_the_thread),
+		T(ingest_accessors),
+		T(begin_groups_and_rollback_undoes),
+		T(lock_is_exclusive_in_process),
+		T(lock_dies_with_its_process),
+		cmocka_unit_test(names_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
