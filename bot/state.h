@@ -246,11 +246,12 @@ int state_source_find(struct state *st, const char *name, int64_t *report_id,
 		      struct buf *err);
 
 /*
- * Appends to *out (mail included, oldest first, at most limit) the reports
- * due at now: queued ones whose next_attempt is 0 or <= now, and every
- * 'sending' one (left by a run that died).  A follow-up is due only once
- * its parent is sent or failed, so it never goes out before the mail it
- * answers.  0 or -1.
+ * Appends to *out (mail included, oldest first, at most limit; a limit of
+ * 0, as when maxPerHour is used up, appends none) the reports due at now:
+ * queued ones whose next_attempt is 0 or <= now, and every 'sending' one
+ * (left by a run that died).  A follow-up is due only once its parent is
+ * sent or failed, so it never goes out before the mail it answers.
+ * 0 or -1.
  */
 int state_report_due(struct state *st, int64_t now, size_t limit,
 		     struct state_reports *out, struct buf *err);
