@@ -96,6 +96,7 @@ struct config *config_new_defaults(void)
 	c->smtp_port = 587;
 	c->smtp_encryption = SMTP_STARTTLS;
 	c->smtp_timeout = 30;
+	c->ingest_timeout = 60;
 	return c;
 }
 
@@ -140,6 +141,8 @@ void config_free(struct config *c)
 	free(c->smtp_ca_file);
 	free(c->ingest_maildir);
 	free(c->ingest_imap);
+	free(c->ingest_password_file);
+	free(c->ingest_ca_file);
 	for (i = 0; i < c->nr_polarity; i++) {
 		free(c->polarity[i].pattern);
 		regfree(&c->polarity[i].re);
@@ -351,6 +354,10 @@ static int read_entry(const git_config_entry *e, void *data)
 	if (!strncmp(name, "ingest.", 7) && dot == key - 1) {
 		STR("maildir", ingest_maildir)
 		STR("imap", ingest_imap)
+		STR("passwordfile", ingest_password_file)
+		STR("cafile", ingest_ca_file)
+		if (!strcmp(key, "timeout"))
+			return parse_int(name, value, 1, 3600, &c->ingest_timeout, err) < 0 ? -1 : 0;
 		err_set(err, "%s: unknown key (see config/perfbot.conf.example)", name);
 		return -1;
 	}

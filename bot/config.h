@@ -80,6 +80,9 @@ struct config {
 	/* [ingest] */
 	char *ingest_maildir;
 	char *ingest_imap;
+	char *ingest_password_file;	/* the IMAP password, mode 0600 */
+	char *ingest_ca_file;		/* NULL = system trust */
+	int ingest_timeout;		/* seconds */
 
 	/* [polarity]: configured patterns, higher ones first; the built-in
 	 * table when the file configures none */

@@ -17,6 +17,7 @@ static const struct command {
 } commands[] = {
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
 	{ "queue", cmd_queue, "check comparison JSONs and move them into the spool" },
+	{ "send", cmd_send, "take the spool into the outbox, deliver what is due, archive it" },
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },
 	{ NULL, NULL, NULL },

@@ -4,7 +4,9 @@
 # A private Postfix for the tests: its own configuration, queue and logs
 # under DIR, an SMTP listener on 127.0.0.1:PORT only, and every recipient
 # (any domain) delivered by virtual(8) into the one Maildir DIR/mail/inbox/
-# as user nobody.  Nothing in /etc is read or changed.  Needs root (Postfix's
+# as user nobody: one file per recipient, each with Delivered-To, and the
+# queue id of its SMTP transaction in the first Received: header ("with
+# ESMTP id QUEUEID"), which tells transactions apart.  Nothing in /etc is read or changed.  Needs root (Postfix's
 # master runs as root and drops privileges) and the postfix package.
 set -eu
 cmd=${1:?usage: postfix.sh start DIR PORT | stop DIR}

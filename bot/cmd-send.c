@@ -1,0 +1,189 @@
+/*
+ * perfbot send [--dry-run] [FILE.json...]: the cron job.  Takes the spool
+ * (or the files named) into the outbox, delivers what is due over SMTP,
+ * archives what was delivered.  One line per event on stderr; with
+ * --dry-run the mails it would send go to stdout as an mbox and nothing
+ * changes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "delivery.h"
+#include "intake.h"
+#include "render.h"
+#include "secret.h"
+#include "state.h"
+#include "banned.h"
+
+static const char usage_text[] =
+	"usage: perfbot send [--dry-run] [FILE.json...]\n"
+	"\n"
+	"Takes the spool's comparisons (or the files named, at once) into the outbox,\n"
+	"sends what is due over SMTP and archives what was sent.\n"
+	"  --dry-run   print the mails it would send (an mbox) and change nothing\n";
+
+static void log_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", line);
+}
+
+static int64_t now_seconds(void)
+{
+	const char *fake = getenv("PERFBOT_NOW");	/* tests pin the clock */
+
+	if (fake && *fake)
+		return strtoll(fake, NULL, 10);
+	return (int64_t)time(NULL);
+}
+
+int cmd_send(int argc, char **argv, const struct cmd_options *opts)
+{
+	struct buf err = BUF_INIT, dry = BUF_INIT, smtp_log = BUF_INIT;
+	struct config *cfg = NULL;
+	struct state *st = NULL;
+	struct state_lock *lock = NULL;
+	struct render_env env;
+	struct intake in;
+	struct delivery d;
+	char *password = NULL, **files = NULL;
+	char tmpdir[] = "/tmp/perfbot-dry-XXXXXX";
+	int dry_run = 0, env_open = 0, use_tmp = 0, rc = 0, i, nfiles = 0, e;
+
+	files = calloc((size_t)argc, sizeof(*files));
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			free(files);
+			return 0;
+		} else if (!strcmp(argv[i], "--dry-run") || !strcmp(argv[i], "-n")) {
+			dry_run = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "perfbot send: unknown option '%s'\n%s", argv[i], usage_text);
+			free(files);
+			return EX_USAGE;
+		} else {
+			files[nfiles++] = argv[i];
+		}
+	}
+	if (config_load(opts->config_path, &cfg, &err) < 0) {
+		rc = EX_CONFIG;
+		goto fail;
+	}
+	if (!dry_run) {
+		e = state_lock(cfg->state, STATE_LOCK_WAIT_MS, &lock, &err);
+		if (e == STATE_BUSY) {
+			fprintf(stderr, "perfbot send: another perfbot send is running (%s); nothing done\n", err.data);
+			rc = EX_TEMPFAIL;
+			goto done;
+		}
+		if (e < 0) {
+			rc = EX_CANTCREAT;
+			goto fail;
+		}
+	} else if (!state_exists(cfg->state)) {
+		/* no history yet: look at an empty one rather than create it */
+		if (!mkdtemp(tmpdir)) {
+			err_set(&err, "cannot make a temporary folder for --dry-run");
+			rc = EX_CANTCREAT;
+			goto fail;
+		}
+		use_tmp = 1;
+	}
+	if (state_open(use_tmp ? tmpdir : cfg->state, &st, &err) < 0) {
+		rc = EX_CANTCREAT;
+		goto fail;
+	}
+	if (!dry_run && cfg->smtp_user) {
+		if (!cfg->smtp_password_file) {
+			err_set(&err, "smtp.user is set but smtp.passwordFile is not: put the password in a file of mode 0600 and name it there");
+			rc = EX_CONFIG;
+			goto fail;
+		}
+		if (secret_read_file(cfg->smtp_password_file, &password, &err) < 0) {
+			err_prefix(&err, "smtp.passwordFile: ");
+			rc = EX_CONFIG;
+			goto fail;
+		}
+	}
+	if (render_env_open(&env, cfg, &err) < 0) {
+		rc = EX_CONFIG;
+		goto fail;
+	}
+	env_open = 1;
+
+	memset(&in, 0, sizeof(in));
+	in.cfg = cfg;
+	in.env = &env;
+	in.st = st;
+	in.now = now_seconds();
+	in.dry_run = dry_run;
+	in.dry_mbox = &dry;
+	in.log = log_line;
+	if ((nfiles ? intake_files(&in, files, (size_t)nfiles, &err) : intake_spool(&in, &err)) < 0) {
+		rc = EX_SOFTWARE;
+		goto fail;
+	}
+
+	memset(&d, 0, sizeof(d));
+	d.cfg = cfg;
+	d.st = st;
+	d.now = in.now;
+	d.password = password;
+	d.smtp_log = opts->verbose ? &smtp_log : NULL;
+	d.dry_run = dry_run;
+	d.dry_mbox = &dry;
+	d.log = log_line;
+	if (delivery_run(&d, &err) < 0) {
+		rc = EX_SOFTWARE;
+		goto fail;
+	}
+	if (dry_run && fwrite(dry.data, 1, dry.len, stdout) != dry.len) {
+		fprintf(stderr, "perfbot send: cannot write to stdout\n");
+		rc = EX_IOERR;
+	}
+	if (opts->verbose || in.queued || d.sent || d.deferred || d.failed || in.rejected)
+		fprintf(stderr, "%s: %zu queued, %zu sent, %zu deferred, %zu failed, %zu refused, %zu waiting\n",
+			dry_run ? "dry run" : "done", in.queued, d.sent, d.deferred, d.failed, in.rejected,
+			in.waiting + d.held);
+	if (d.config_error)
+		rc = EX_CONFIG;
+	else if (d.temporary)
+		rc = EX_TEMPFAIL;
+	else if (in.rejected)
+		rc = EX_DATAERR;
+	goto done;
+fail:
+	fprintf(stderr, "perfbot send: %s\n", err.data);
+done:
+	if (env_open)
+		render_env_close(&env);
+	state_close(st);
+	state_unlock(lock);
+	if (use_tmp) {
+		struct buf cmd = BUF_INIT;
+
+		buf_addf(&cmd, "%s/state.db", tmpdir);
+		unlink(cmd.data);
+		buf_addf(&cmd, "-wal");
+		unlink(cmd.data);
+		buf_reset(&cmd);
+		buf_addf(&cmd, "%s/state.db-shm", tmpdir);
+		unlink(cmd.data);
+		buf_release(&cmd);
+		rmdir(tmpdir);
+	}
+	secret_free(password);
+	config_free(cfg);
+	free(files);
+	buf_release(&err);
+	buf_release(&dry);
+	buf_release(&smtp_log);
+	return rc;
+}

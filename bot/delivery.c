@@ -1,0 +1,263 @@
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "delivery.h"
+#include "mboxrd.h"
+#include "smtp.h"
+#include "store.h"
+#include "xalloc.h"
+#include "banned.h"
+
+static void say(struct delivery *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct delivery *d, const char *fmt, ...)
+{
+	struct buf line = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&line, fmt, ap);
+	va_end(ap);
+	if (d->log)
+		d->log(d->log_ctx, line.data);
+	buf_release(&line);
+}
+
+int64_t delivery_backoff(int retry_minutes, int attempts)
+{
+	int64_t wait = (int64_t)retry_minutes * 60;
+	int i;
+
+	for (i = 1; i < attempts && wait < 86400; i++)
+		wait *= 2;
+	return wait > 86400 ? 86400 : wait;
+}
+
+/* The envelope recipients: the stored ones, or redirectTo alone. */
+static size_t envelope(const struct delivery *d, const struct state_report *r, char ***out)
+{
+	const char *p = r->env_rcpt;
+	size_t n = 0;
+
+	*out = NULL;
+	if (d->cfg->redirect_to) {
+		*out = xcalloc(1, sizeof(**out));
+		(*out)[n++] = xstrdup(d->cfg->redirect_to);
+		return n;
+	}
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+
+		if (len) {
+			*out = xrealloc(*out, (n + 1) * sizeof(**out));
+			(*out)[n++] = xstrndup(p, len);
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	return n;
+}
+
+static void free_list(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* smtp_result -> the state's per-recipient rows (pointers into res). */
+static struct state_rcpt *rcpt_rows(const struct smtp_result *res)
+{
+	struct state_rcpt *rows = xcalloc(res->nr_rcpt ? res->nr_rcpt : 1, sizeof(*rows));
+	size_t i;
+
+	for (i = 0; i < res->nr_rcpt; i++) {
+		rows[i].address = res->rcpt[i].address;
+		rows[i].code = res->rcpt[i].code;
+		rows[i].reply = res->rcpt[i].reply ? res->rcpt[i].reply : (char *)"";
+	}
+	return rows;
+}
+
+static void open_options(const struct delivery *d, struct smtp_options *o)
+{
+	const struct config *c = d->cfg;
+
+	memset(o, 0, sizeof(*o));
+	o->server = c->smtp_server;
+	o->port = c->smtp_port;
+	o->encryption = c->smtp_encryption;
+	o->user = c->smtp_user;
+	o->password = d->password;
+	o->ca_file = c->smtp_ca_file;
+	o->timeout = c->smtp_timeout;
+	o->log = d->smtp_log;
+}
+
+/* Records one attempt's outcome; files a delivered mail in the store. */
+static int record(struct delivery *d, const struct state_report *r, int status,
+		  const struct smtp_result *res, const char *why, struct store *store,
+		  struct buf *err)
+{
+	struct state_rcpt *rows = rcpt_rows(res);
+	struct buf reply = BUF_INIT;
+	size_t accepted = 0, i;
+	int ret;
+
+	if (res->code)
+		buf_addf(&reply, "%d %s", res->code, res->reply ? res->reply : "");
+	else
+		buf_adds(&reply, why);
+	for (i = 0; i < res->nr_rcpt; i++)
+		accepted += res->rcpt[i].status == SMTP_OK;
+	if (status == SMTP_OK) {
+		ret = state_report_mark_sent(d->st, r->id, d->now, reply.data, rows, res->nr_rcpt, err);
+		if (ret == 0 && store)
+			ret = store_add(store, r->message_id, r->mail, r->mail_len, err);
+		d->sent++;
+		say(d, "sent %s <%s> to %zu of %zu recipient%s: %s", r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : "report",
+		    r->message_id, accepted, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", reply.data);
+		for (i = 0; i < res->nr_rcpt; i++)
+			if (res->rcpt[i].status != SMTP_OK)
+				say(d, "  recipient %s refused: %d %s", res->rcpt[i].address, res->rcpt[i].code,
+				    res->rcpt[i].reply ? res->rcpt[i].reply : "(not tried)");
+	} else if (status == SMTP_TEMPORARY) {
+		int64_t next = d->now + delivery_backoff(d->cfg->retry_minutes, r->attempts + 1);
+
+		ret = state_report_mark_deferred(d->st, r->id, next, reply.data, rows, res->nr_rcpt, err);
+		d->deferred++;
+		d->temporary = 1;
+		say(d, "deferred <%s> (attempt %d): %s; next attempt in %lld minutes", r->message_id,
+		    r->attempts + 1, reply.data, (long long)((next - d->now) / 60));
+	} else {
+		ret = state_report_mark_failed(d->st, r->id, reply.data, rows, res->nr_rcpt, err);
+		d->failed++;
+		say(d, "failed <%s> for good: %s", r->message_id, reply.data);
+	}
+	free(rows);
+	buf_release(&reply);
+	return ret;
+}
+
+static void flush_smtp_log(struct delivery *d)
+{
+	const char *p;
+
+	if (!d->smtp_log || !d->smtp_log->len)
+		return;
+	for (p = d->smtp_log->data; *p;) {
+		size_t n = strcspn(p, "\n");
+		struct buf line = BUF_INIT;
+
+		buf_addf(&line, "  smtp %.*s", (int)n, p);
+		if (d->log)
+			d->log(d->log_ctx, line.data);
+		buf_release(&line);
+		p += n;
+		if (*p)
+			p++;
+	}
+	buf_reset(d->smtp_log);
+}
+
+int delivery_run(struct delivery *d, struct buf *err)
+{
+	struct state_reports due = { 0 };
+	struct smtp_session *s = NULL;
+	struct store *store = NULL;
+	struct buf why = BUF_INIT;
+	int64_t sent_hour = 0;
+	size_t i;
+	int ret = 0, e;
+
+	if (state_report_due(d->st, d->now, DELIVERY_MAX_BATCH, &due, err) < 0)
+		return -1;
+	if (!due.nr)
+		goto done;
+	if (d->dry_run) {
+		for (i = 0; i < due.nr; i++) {
+			mboxrd_append(d->dry_mbox, due.v[i].env_from, d->now, due.v[i].mail, due.v[i].mail_len);
+			say(d, "would send <%s> %s", due.v[i].message_id, due.v[i].subject);
+		}
+		goto done;
+	}
+	if (d->cfg->paused) {
+		d->held = due.nr;
+		say(d, "paused (perfbot.paused): %zu mail%s wait%s", due.nr, due.nr == 1 ? "" : "s",
+		    due.nr == 1 ? "s" : "");
+		goto done;
+	}
+	if (state_sent_last_hour(d->st, d->now, &sent_hour, err) < 0) {
+		ret = -1;
+		goto done;
+	}
+	for (i = 0; i < due.nr; i++) {
+		struct state_report *r = &due.v[i];
+		struct smtp_result res;
+		char **rcpt;
+		size_t nr;
+
+		if (d->cfg->max_per_hour && sent_hour >= d->cfg->max_per_hour) {
+			d->held = due.nr - i;
+			say(d, "perfbot.maxPerHour (%d) reached: %zu mail%s wait for the next hour",
+			    d->cfg->max_per_hour, d->held, d->held == 1 ? "" : "s");
+			break;
+		}
+		if (!s) {
+			struct smtp_options o;
+
+			open_options(d, &o);
+			buf_reset(&why);
+			e = smtp_open(&o, &s, &why);
+			flush_smtp_log(d);
+			if (e != SMTP_OK) {
+				/* nothing was attempted: the mails stay as they are */
+				d->held = due.nr - i;
+				if (e == SMTP_PERMANENT)
+					d->config_error = 1;
+				else
+					d->temporary = 1;
+				say(d, "cannot deliver (%zu mail%s wait): %s", d->held, d->held == 1 ? "" : "s",
+				    why.data);
+				break;
+			}
+		}
+		if (!store && store_open(d->cfg, d->st, d->now, &store, err) != 0) {
+			ret = -1;
+			break;
+		}
+		/* committed before the DATA: a crash from here on resends */
+		if (state_report_mark_sending(d->st, r->id, d->now, err) < 0) {
+			ret = -1;
+			break;
+		}
+		nr = envelope(d, r, &rcpt);
+		memset(&res, 0, sizeof(res));
+		buf_reset(&why);
+		e = smtp_send(s, r->env_from, (const char *const *)rcpt, nr, r->mail, r->mail_len, &res, &why);
+		flush_smtp_log(d);
+		ret = record(d, r, e, &res, why.data, store, err);
+		smtp_result_release(&res);
+		free_list(rcpt, nr);
+		if (ret < 0)
+			break;
+		if (e == SMTP_OK)
+			sent_hour++;
+		if (!smtp_alive(s)) {
+			smtp_close(s);
+			s = NULL;
+		}
+	}
+	if (store && store_commit(store, ret < 0 ? NULL : err) < 0 && ret == 0)
+		ret = -1;
+done:
+	smtp_close(s);
+	flush_smtp_log(d);
+	store_close(store);
+	state_reports_release(&due);
+	buf_release(&why);
+	return ret;
+}

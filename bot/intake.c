@@ -1,0 +1,412 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "date.h"
+#include "intake.h"
+#include "mboxrd.h"
+#include "spool.h"
+#include "xalloc.h"
+#include "banned.h"
+
+/* One comparison file on its way into the outbox. */
+struct item {
+	char *name;		/* the spool name, or the path as given */
+	char *path;		/* the file read */
+	char *source;		/* what the outbox records it as */
+	int in_spool;		/* 1: spool/incoming; 0: named by the operator */
+	int64_t arrival;	/* its mtime: when it was queued */
+	struct report *report;	/* NULL once merged into another or rejected */
+	char head[41];		/* the resolved head commit */
+	int done;		/* queued, rejected or left waiting */
+};
+
+static void say(struct intake *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct intake *in, const char *fmt, ...)
+{
+	struct buf line = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&line, fmt, ap);
+	va_end(ap);
+	if (in->log)
+		in->log(in->log_ctx, line.data);
+	buf_release(&line);
+}
+
+static void item_release(struct item *it)
+{
+	free(it->name);
+	free(it->path);
+	free(it->source);
+	report_free(it->report);
+}
+
+/* Sets the file aside with why: spool files move to rejected/ (never
+ * deleted), named files stay where they are. */
+static int reject(struct intake *in, struct item *it, const char *why, struct buf *err)
+{
+	struct buf where = BUF_INIT;
+
+	it->done = 1;
+	in->rejected++;
+	if (!it->in_spool || in->dry_run) {
+		say(in, "refused %s: %s", it->name, why);
+		return 0;
+	}
+	if (spool_reject(in->cfg->state, it->name, why, &where, err) < 0)
+		return -1;
+	say(in, "refused %s: %s (moved to %s)", it->name, why, where.data);
+	buf_release(&where);
+	return 0;
+}
+
+/* Loads and checks one file; a file that fails is rejected. */
+static int item_load(struct intake *in, struct item *it, struct buf *err)
+{
+	struct buf why = BUF_INIT;
+	struct commit_info head;
+	struct stat sb;
+	int r = 0;
+
+	if (stat(it->path, &sb) == 0)
+		it->arrival = (int64_t)sb.st_mtime;
+	else
+		it->arrival = in->now;
+	if (report_load_file(it->path, &it->report, &why) < 0 ||
+	    repo_lookup(in->env->repo, it->report->commit, &head, &why) < 0) {
+		r = reject(in, it, why.data, err);
+		report_free(it->report);
+		it->report = NULL;
+		buf_release(&why);
+		return r;
+	}
+	memcpy(it->head, head.id, sizeof(it->head));
+	commit_info_release(&head);
+	buf_release(&why);
+	return 0;
+}
+
+static int same_group(const struct item *a, const struct item *b)
+{
+	return !strcmp(a->head, b->head) && !strcmp(a->report->tree, b->report->tree);
+}
+
+static int item_cmp(const void *x, const void *y)
+{
+	const struct item *a = x, *b = y;
+
+	if (a->arrival != b->arrival)
+		return a->arrival < b->arrival ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* "family\nhead\ntestcase\nheadline": what makes a comparison the same
+ * thing as a report already sent. */
+static void thread_key(struct buf *out, const struct report *r, const char *head)
+{
+	report_tree_name(r, out);
+	buf_addf(out, "\n%s\n%s\n%s", head, r->tests[0].testcase, r->tests[0].headline);
+}
+
+static char *join_lines(const struct address *a, size_t n)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "%s%s", i ? "\n" : "", a[i].email);
+	return buf_detach(&b, NULL);
+}
+
+static void split_refs(const char *refs, char ***out, size_t *nr)
+{
+	const char *p = refs;
+
+	*out = NULL;
+	*nr = 0;
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+
+		if (n) {
+			*out = xrealloc(*out, (*nr + 1) * sizeof(**out));
+			(*out)[(*nr)++] = xstrndup(p, n);
+		}
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+/* Renders the merged report of a group and puts it into the outbox. */
+static int queue_group(struct intake *in, struct item **group, size_t n, struct buf *err)
+{
+	struct report *r = group[0]->report;
+	struct buf key = BUF_INIT, why = BUF_INIT, refs = BUF_INIT;
+	struct state_report parent, row;
+	struct render_parent rp;
+	struct render_request req;
+	struct rendered out;
+	struct address from;
+	char **sources = xcalloc(n, sizeof(*sources)), **parent_refs = NULL;
+	size_t i, nr_parent_refs = 0;
+	int has_parent = 0, ret = 0, e;
+	int64_t id = 0;
+
+	memset(&parent, 0, sizeof(parent));
+	memset(&out, 0, sizeof(out));
+	memset(&from, 0, sizeof(from));
+	for (i = 1; i < n; i++) {
+		if (report_merge(r, group[i]->report, &why) < 0) {
+			ret = reject(in, group[i], why.data, err);
+			if (ret < 0)
+				goto done;
+			buf_reset(&why);
+			continue;
+		}
+		group[i]->report = NULL;
+		say(in, "coalesced %s into the report of %.12s", group[i]->name, group[0]->head);
+	}
+	thread_key(&key, r, group[0]->head);
+	has_parent = state_report_find_by_thread_key(in->st, key.data, &parent, err);
+	if (has_parent < 0) {
+		ret = -1;
+		goto done;
+	}
+	if (has_parent && parent.verdict != STATE_VERDICT_OPEN) {
+		buf_addf(&why, "report <%s> was closed as %s by a maintainer: no follow-up is sent",
+			 parent.message_id, state_verdict_name(parent.verdict));
+		for (i = 0; i < n; i++)
+			if (!group[i]->done && (ret = reject(in, group[i], why.data, err)) < 0)
+				goto done;
+		goto done;
+	}
+	memset(&req, 0, sizeof(req));
+	req.report = r;
+	req.created = in->now;
+	if (has_parent) {
+		split_refs(parent.refs, &parent_refs, &nr_parent_refs);
+		rp.message_id = parent.message_id;
+		rp.subject = parent.subject;
+		rp.references = (const char *const *)parent_refs;
+		rp.nr_references = nr_parent_refs;
+		req.parent = &rp;
+	}
+	if (render_report(in->env, &req, &out, &why) < 0 ||
+	    address_parse(in->cfg->from, &from, &why) < 0) {
+		for (i = 0; i < n; i++)
+			if (!group[i]->done && (ret = reject(in, group[i], why.data, err)) < 0)
+				goto done;
+		goto done;
+	}
+
+	if (in->dry_run) {
+		mboxrd_append(in->dry_mbox, from.email, in->now, out.mail.data, out.mail.len);
+		say(in, "would queue <%s> %s%s", out.message_id, has_parent ? "(follow-up) " : "",
+		    out.subject);
+		for (i = 0; i < n; i++)
+			group[i]->done = 1;
+		in->queued++;
+		goto done;
+	}
+
+	memset(&row, 0, sizeof(row));
+	row.message_id = out.message_id;
+	row.kind = has_parent ? STATE_KIND_FOLLOWUP : STATE_KIND_REPORT;
+	row.parent_id = has_parent ? parent.id : 0;
+	row.thread_key = key.data;
+	row.identity = out.identity;
+	row.subject = out.subject;
+	row.from_name = from.name;
+	row.from_email = from.email;
+	row.in_reply_to = has_parent ? parent.message_id : NULL;
+	for (i = 0; i < out.nr_references; i++)
+		buf_addf(&refs, "%s%s", i ? " " : "", out.references[i]);
+	row.refs = refs.len ? refs.data : NULL;
+	row.env_from = from.email;
+	{
+		struct buf rcpt = BUF_INIT;
+		char *to = join_lines(&out.rcpt.to, 1), *cc = join_lines(out.rcpt.cc, out.rcpt.nr_cc);
+
+		buf_addf(&rcpt, "%s%s%s", to, *cc ? "\n" : "", cc);
+		row.env_rcpt = rcpt.data;
+		row.to_addrs = to;
+		row.cc_addrs = cc;
+		row.mail = out.mail.data;
+		row.mail_len = out.mail.len;
+		for (i = 0; i < n; i++)
+			if (!group[i]->done)
+				sources[row.nr_sources++] = group[i]->source;
+		row.sources = sources;
+		row.created = in->now;
+		row.next_attempt = 0;
+		e = state_report_add(in->st, &row, &id, err);
+		buf_release(&rcpt);
+		free(to);
+		free(cc);
+	}
+	if (e < 0) {
+		ret = -1;
+		goto done;
+	}
+	if (e == STATE_EXISTS)
+		say(in, "already in the outbox: %s", err->data);
+	else
+		say(in, "queued report %lld <%s> %s%s", (long long)id, out.message_id,
+		    has_parent ? "(follow-up) " : "", out.subject);
+	in->queued++;
+	/* the outbox holds it now: only now may the spool files go */
+	for (i = 0; i < n; i++) {
+		if (group[i]->done)
+			continue;
+		group[i]->done = 1;
+		if (group[i]->in_spool && spool_done(in->cfg->state, group[i]->name, err) < 0) {
+			ret = -1;
+			goto done;
+		}
+	}
+done:
+	for (i = 0; i < nr_parent_refs; i++)
+		free(parent_refs[i]);
+	free(parent_refs);
+	free(sources);
+	if (has_parent > 0)
+		state_report_release(&parent);
+	rendered_release(&out);
+	address_release(&from);
+	buf_release(&key);
+	buf_release(&why);
+	buf_release(&refs);
+	return ret;
+}
+
+/* Groups the loaded items and queues each group that is ready. */
+static int take(struct intake *in, struct item *items, size_t n, int wait, struct buf *err)
+{
+	struct item **group = xcalloc(n ? n : 1, sizeof(*group));
+	size_t i, j, ng;
+	int ret = 0;
+
+	qsort(items, n, sizeof(*items), item_cmp);
+	for (i = 0; i < n && ret == 0; i++) {
+		if (items[i].done || !items[i].report)
+			continue;
+		ng = 0;
+		for (j = i; j < n; j++)
+			if (!items[j].done && items[j].report && same_group(&items[i], &items[j]))
+				group[ng++] = &items[j];
+		/* items are in arrival order: group[0] is the oldest */
+		if (wait && in->now - group[0]->arrival < (int64_t)in->cfg->coalesce_minutes * 60) {
+			struct buf when = BUF_INIT;
+
+			date_format_rfc3339_utc(&when, group[0]->arrival + (int64_t)in->cfg->coalesce_minutes * 60);
+			say(in, "waiting until %s for more tests of %.12s (%zu file%s)", when.data,
+			    group[0]->head, ng, ng == 1 ? "" : "s");
+			buf_release(&when);
+			for (j = 0; j < ng; j++)
+				group[j]->done = 1;
+			in->waiting += ng;
+			continue;
+		}
+		ret = queue_group(in, group, ng, err);
+	}
+	free(group);
+	return ret;
+}
+
+int intake_spool(struct intake *in, struct buf *err)
+{
+	struct spool_names names = { 0 };
+	struct item *items = NULL;
+	size_t i, n = 0;
+	int ret = 0;
+
+	if (spool_list_incoming(in->cfg->state, in->now, &names, err) < 0)
+		return -1;
+	items = xcalloc(names.nr ? names.nr : 1, sizeof(*items));
+	for (i = 0; i < names.nr && ret == 0; i++) {
+		struct item *it = &items[n];
+		struct buf path = BUF_INIT;
+		int64_t report_id = 0;
+		int found;
+
+		found = state_source_find(in->st, names.v[i], &report_id, err);
+		if (found < 0) {
+			ret = -1;
+			break;
+		}
+		if (found) {
+			/* a run died after queueing it and before removing it */
+			if (!in->dry_run && spool_done(in->cfg->state, names.v[i], err) < 0)
+				ret = -1;
+			else
+				say(in, "%s was already queued as report %lld", names.v[i], (long long)report_id);
+			continue;
+		}
+		spool_incoming_path(&path, in->cfg->state, names.v[i]);
+		it->name = xstrdup(names.v[i]);
+		it->path = buf_detach(&path, NULL);
+		it->source = xstrdup(names.v[i]);
+		it->in_spool = 1;
+		n++;
+		ret = item_load(in, it, err);
+	}
+	if (ret == 0)
+		ret = take(in, items, n, 1, err);
+	for (i = 0; i < n; i++)
+		item_release(&items[i]);
+	free(items);
+	spool_names_release(&names);
+	return ret;
+}
+
+int intake_files(struct intake *in, char *const *paths, size_t n, struct buf *err)
+{
+	struct item *items = xcalloc(n ? n : 1, sizeof(*items));
+	size_t i, m = 0;
+	int ret = 0;
+
+	for (i = 0; i < n && ret == 0; i++) {
+		struct item *it = &items[m];
+		struct buf text = BUF_INIT, why = BUF_INIT, source = BUF_INIT;
+		char real[PATH_MAX];
+		int64_t report_id = 0;
+		int found;
+
+		it->name = xstrdup(paths[i]);
+		it->path = xstrdup(paths[i]);
+		m++;
+		if (!realpath(paths[i], real) || buf_read_file(&text, paths[i], SPOOL_MAX_FILE, &why) < 0) {
+			if (!why.len)
+				buf_addf(&why, "%s: %s", paths[i], strerror(errno));
+			ret = reject(in, it, why.data, err);
+			buf_release(&why);
+			continue;
+		}
+		/* the same file with the same content is the same comparison */
+		buf_addf(&source, "file:%s:", real);
+		repo_hash_hex(&source, text.data, text.len);
+		buf_release(&text);
+		found = state_source_find(in->st, source.data, &report_id, err);
+		if (found < 0) {
+			ret = -1;
+		} else if (found) {
+			say(in, "%s was already queued as report %lld", paths[i], (long long)report_id);
+			it->done = 1;
+		} else {
+			it->source = buf_detach(&source, NULL);
+			ret = item_load(in, it, err);
+		}
+		buf_release(&source);
+	}
+	if (ret == 0)
+		ret = take(in, items, m, 0, err);
+	for (i = 0; i < m; i++)
+		item_release(&items[i]);
+	free(items);
+	return ret;
+}

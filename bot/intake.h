@@ -1,0 +1,60 @@
+#ifndef PERFBOT_INTAKE_H
+#define PERFBOT_INTAKE_H
+
+/*
+ * Intake: comparison JSONs become queued mails in the outbox (the first
+ * half of `perfbot send`).
+ *
+ *   - Each file is validated as `render` would (JSON rules, commits); a
+ *     spool file that fails is moved to spool/rejected/ with a .why file.
+ *   - Files of the same tree and head commit are coalesced into one
+ *     report (the first file's test leads; the others go to the "In
+ *     addition" box and sections).  A spool group waits until its oldest
+ *     file is perfbot.coalesceMinutes old, for more tests to arrive; files
+ *     named on the command line go at once.
+ *   - A comparison whose thread key (tree family, head commit, first
+ *     testcase and headline) matches a report already queued or sent
+ *     becomes a follow-up in that report's thread, never a second report;
+ *     when the report was closed by a maintainer (#perfbot invalid, fixed,
+ *     duplicate) nothing is sent and the files are set aside with why.
+ *   - The rendered bytes and the Message-ID are stored in the outbox in one
+ *     transaction with the names of the files they came from; only then
+ *     are the spool files removed.  A run killed in between finds the
+ *     files again, sees (state_source_find) that they are done, and
+ *     removes them: nothing is lost and nothing is queued twice.
+ *
+ * dry_run changes nothing: no state write, no file moved; the mails that
+ * would be queued are appended to dry_mbox instead.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "config.h"
+#include "render.h"
+#include "state.h"
+
+struct intake {
+	const struct config *cfg;
+	struct render_env *env;
+	struct state *st;
+	int64_t now;
+	int dry_run;
+	struct buf *dry_mbox;		/* dry_run: the would-be mails, as mboxrd */
+	/* one line per event (queued, coalesced, waiting, rejected, ...) */
+	void (*log)(void *ctx, const char *line);
+	void *log_ctx;
+	size_t queued, rejected, waiting;	/* counts, for the caller */
+};
+
+/* Takes spool/incoming.  -1 only for errors that stop the run (the state
+ * database, the spool folder); a bad file is a rejection, not an error. */
+int intake_spool(struct intake *in, struct buf *err);
+
+/* Takes the files named (not moved or removed: they are the operator's),
+ * at once.  A file already taken in an earlier run (same path and
+ * content) is not taken again. */
+int intake_files(struct intake *in, char *const *paths, size_t n, struct buf *err);
+
+#endif

@@ -1,0 +1,56 @@
+#ifndef PERFBOT_STORE_H
+#define PERFBOT_STORE_H
+
+/*
+ * The store keeps the archive (archive.h, the public-inbox inbox under
+ * perfbot.state/archive) and the state database in step, for `send`
+ * (every delivered report) and `ingest` (every reply kept).
+ *
+ * Order of writes, so that a kill -9 at any instant loses nothing and
+ * files nothing twice: the message is recorded in the state database by
+ * the caller first (state_message_add: its Message-ID is then known, so a
+ * second copy is never filed); store_add() writes its objects;
+ * store_commit() moves the archive's master, then records in one
+ * transaction where each message went and the archive's tip.  A run that
+ * died between those two steps is caught up by store_open(): it walks the
+ * archive from the tip the database knows and records what it finds.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "config.h"
+#include "state.h"
+
+#define STORE_MAX_BATCH 100000	/* messages filed before store_commit() */
+
+struct store;
+
+/* Opens (creating) perfbot.state/archive and catches up the database.
+ * ARCHIVE_BUSY when another perfbot holds the archive (temporary), -1 with
+ * a message on other errors. */
+int store_open(const struct config *cfg, struct state *st, int64_t now,
+	       struct store **out, struct buf *err);
+
+/* Writes one message (raw bytes as delivered or received) whose
+ * Message-ID the database already knows.  Not on master until
+ * store_commit(). */
+int store_add(struct store *s, const char *message_id, const char *raw, size_t len,
+	      struct buf *err);
+
+/* 1 when message_id was added since the last store_commit(). */
+int store_pending(const struct store *s, const char *message_id);
+
+/* Moves master and records the batch.  0 or -1. */
+int store_commit(struct store *s, struct buf *err);
+
+/* Closes without committing a pending batch (its objects stay unreferenced
+ * and its messages unfiled until they are filed again).  Accepts NULL. */
+void store_close(struct store *s);
+
+/* The Message-ID (without <>) of raw's header block, or NULL: a bounded
+ * scan for the archive catch-up (malloc'd). */
+char *store_message_id(const char *raw, size_t len);
+
+#endif
