@@ -102,8 +102,8 @@ struct archive_options {
  * most ARCHIVE_LOCK_WAIT_MS.  name and address are the inbox's committer
  * identity (trusted configuration, checked: 1..ARCHIVE_IDENT_MAX bytes,
  * no control characters, '<' or '>').  Leftovers of a writer that was
- * killed (a stale refs/heads/master.lock, a half-made epoch) are
- * cleaned up.
+ * killed (a stale refs/heads/master.lock, the indexer's temporary pack
+ * files, a half-made epoch) are cleaned up.
  * Returns 0 with *out set (close it with archive_close()), ARCHIVE_BUSY
  * with a message when the lock stayed taken (a temporary failure: try
  * again later), or -1 with a message naming the path.
