@@ -1,0 +1,85 @@
+#ifndef PERFBOT_CHARSET_H
+#define PERFBOT_CHARSET_H
+
+/*
+ * Text from incoming mail (untrusted) to UTF-8.
+ *
+ * Everything these functions append to out is valid UTF-8 without NUL:
+ * a NUL byte, an invalid or truncated sequence, and a byte the source
+ * charset does not define become U+FFFD.  So their output can go into a
+ * struct value, and from there into JSON, as it is.
+ *
+ * Charsets: UTF-8, US-ASCII, ISO-8859-1 and Windows-1252 are converted
+ * here; every other name goes to glibc's iconv (ISO-8859-x, KOI8-R,
+ * GB18030, Shift_JIS, UTF-16...).  Names are matched without regard to
+ * case, an RFC 2231 "*language" suffix is ignored, and a name longer than
+ * CHARSET_MAX_NAME or with characters other than [A-Za-z0-9._:+()-] is
+ * treated as unknown (it never reaches iconv_open).
+ *
+ * The fall-back for a missing or unknown charset, as mail readers do: the
+ * bytes as UTF-8 if they are valid UTF-8, else as Windows-1252 (which
+ * also covers ISO-8859-1 and US-ASCII, the usual mislabels).  Text
+ * declared US-ASCII that has 8-bit bytes gets the same fall-back; text
+ * declared ISO-8859-1 is read as Windows-1252 (its superset in practice,
+ * as the WHATWG encoding standard does).
+ *
+ * None of these fails: out has no limit set by them (a caller may set
+ * out->limit; reaching it stops the conversion and is reported with -1).
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+
+#define CHARSET_MAX_NAME 40	/* bytes in a charset name given to iconv */
+
+/* How charset_to_utf8() read the bytes. */
+enum charset_outcome {
+	CHARSET_OK,		/* converted from the declared charset, nothing replaced */
+	CHARSET_REPAIRED,	/* converted; some bytes were invalid and became U+FFFD */
+	CHARSET_FALLBACK,	/* charset unknown or missing: read by the fall-back */
+};
+
+/*
+ * Appends in[0..len) converted from charset (NULL or "" when none was
+ * declared) to UTF-8.  *used, when not NULL, gets the name of what the
+ * bytes were read as ("utf-8", "windows-1252", or the declared name
+ * lowercased; a static string or one that lives as long as charset).
+ * Returns the outcome, or -1 when out->limit was reached.
+ */
+int charset_to_utf8(const char *charset, const char *in, size_t len, struct buf *out,
+		    const char **used);
+
+/* 1 when charset_to_utf8() would convert this name itself or through
+ * iconv (that is, it is not unknown). */
+int charset_known(const char *charset);
+
+/* 1 when s[0..len) is valid UTF-8 without NUL. */
+int charset_is_utf8(const char *s, size_t len);
+
+/*
+ * Appends s[0..len) with every NUL, invalid or truncated UTF-8 sequence
+ * (overlong forms and surrogates included) replaced by U+FFFD, one per
+ * bad byte.  Returns the number of replacements, or -1 when out->limit
+ * was reached.
+ */
+long charset_repair_utf8(const char *s, size_t len, struct buf *out);
+
+/*
+ * Appends the raw text of a header field (unfolded or not) with its RFC
+ * 2047 encoded-words decoded, in any charset above:
+ *   - line breaks (CR, LF) are removed; all other white space stays;
+ *   - the white space between two encoded-words is dropped (§6.2);
+ *   - an encoded-word is recognised also inside a word and next to
+ *     another one ("=?a?Q?x?==?a?Q?y?="), as mail readers do;
+ *   - one that is malformed, or has white space or '?' in its text, is
+ *     copied as it is; one whose bytes are invalid in its charset is
+ *     decoded with U+FFFD for the bad bytes;
+ *   - 8-bit bytes outside encoded-words (raw UTF-8 or Latin-1 headers):
+ *     each valid UTF-8 sequence is kept, every other byte is read as
+ *     Windows-1252.
+ * Returns the number of words decoded, or -1 when out->limit was reached.
+ */
+int charset_decode_words(const char *in, size_t len, struct buf *out);
+
+#endif
