@@ -12,6 +12,7 @@ struct cmd_options {
 	int verbose;			/* -v count */
 };
 
+int cmd_parse(int argc, char **argv, const struct cmd_options *opts);
 int cmd_send(int argc, char **argv, const struct cmd_options *opts);
 int cmd_render(int argc, char **argv, const struct cmd_options *opts);
 int cmd_queue(int argc, char **argv, const struct cmd_options *opts);

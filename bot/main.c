@@ -15,6 +15,7 @@ static const struct command {
 	int (*run)(int argc, char **argv, const struct cmd_options *opts);
 	const char *summary;
 } commands[] = {
+	{ "parse", cmd_parse, "show what perfbot reads from one mail, as JSON" },
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
 	{ "queue", cmd_queue, "check comparison JSONs and move them into the spool" },
 	{ "send", cmd_send, "take the spool into the outbox, deliver what is due, archive it" },

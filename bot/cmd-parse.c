@@ -1,0 +1,240 @@
+/*
+ * perfbot parse FILE.eml: what ingest reads from one mail, as the JSON of
+ * spec/cli-json.md.  A thin command over mail.c (the message) and reply.c
+ * (what the text says): it reads the file, builds the JSON, prints it and
+ * picks the exit code.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "date.h"
+#include "mail.h"
+#include "reply.h"
+#include "value.h"
+#include "banned.h"
+
+static const char usage_text[] =
+	"usage: perfbot parse [--json] FILE.eml\n"
+	"\n"
+	"Prints what perfbot reads from one mail (FILE.eml, or '-' for stdin) as\n"
+	"JSON: the header fields, the decoded text, quoted and new lines, inline\n"
+	"comments, #perfbot commands, trailers and the problems found.  The output\n"
+	"is always JSON; --json is accepted for symmetry with status and thread.\n"
+	"Exits 0 for any mail, also an odd one (see \"problems\"), 65 when the input\n"
+	"is not a mail at all.\n";
+
+/* Reads at most MAIL_MAX_SIZE + 1 bytes, so that mail_parse() sees when a
+ * message is too large (it quarantines it) without perfbot reading it all. */
+static int read_input(const char *path, struct buf *raw)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, "perfbot parse: %s: cannot open: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "perfbot parse: %s: is a directory, not a mail file\n", path);
+		close(fd);
+		return -1;
+	}
+	while (raw->len <= MAIL_MAX_SIZE) {
+		ssize_t n;
+
+		buf_grow(raw, 65536);
+		n = read(fd, raw->data + raw->len,
+			 raw->cap - raw->len - 1 < MAIL_MAX_SIZE + 1 - raw->len ?
+			 raw->cap - raw->len - 1 : MAIL_MAX_SIZE + 1 - raw->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "perfbot parse: %s: read failed: %s\n", path, strerror(errno));
+			if (fd)
+				close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		raw->len += (size_t)n;
+		raw->data[raw->len] = '\0';
+	}
+	if (fd)
+		close(fd);
+	return 0;
+}
+
+static struct value *string_or_null(const char *s)
+{
+	return s ? value_new_string(s) : value_new_null();
+}
+
+static struct value *address_value(const struct address *a)
+{
+	struct value *o = value_new_object();
+
+	value_object_set_string(o, "name", a->name);
+	value_object_set_string(o, "email", a->email);
+	return o;
+}
+
+static struct value *addresses_value(const struct address *list, size_t n)
+{
+	struct value *a = value_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		value_array_push(a, address_value(&list[i]));
+	return a;
+}
+
+static struct value *strings_value(char *const *list, size_t n)
+{
+	struct value *a = value_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		value_array_push(a, value_new_string(list[i]));
+	return a;
+}
+
+static struct value *reply_parts_value(const struct reply *r, struct value *o)
+{
+	struct value *a;
+	size_t i;
+
+	value_object_set(o, "quoted_lines", value_new_integer((int64_t)r->quoted_lines));
+	value_object_set(o, "new_lines", value_new_integer((int64_t)r->new_lines));
+	a = value_object_set(o, "comments", value_new_array());
+	for (i = 0; i < r->nr_comments; i++) {
+		struct value *c = value_array_push(a, value_new_object());
+
+		value_object_set_string(c, "after_quote", r->comments[i].after_quote);
+		value_object_set_string(c, "text", r->comments[i].text);
+	}
+	a = value_object_set(o, "commands", value_new_array());
+	for (i = 0; i < r->nr_commands; i++) {
+		struct value *c = value_array_push(a, value_new_object());
+
+		value_object_set_string(c, "name", r->commands[i].name);
+		value_object_set_string(c, "args", r->commands[i].args);
+	}
+	a = value_object_set(o, "trailers", value_new_array());
+	for (i = 0; i < r->nr_trailers; i++) {
+		struct value *t = value_array_push(a, value_new_object());
+
+		value_object_set_string(t, "key", r->trailers[i].key);
+		value_object_set_string(t, "value", r->trailers[i].value);
+	}
+	return o;
+}
+
+/* The JSON of spec/cli-json.md for m and the analysis of its text. */
+static struct value *parse_value(const struct mail *m, const struct reply *r)
+{
+	struct value *o = value_new_object(), *p;
+	struct buf date = BUF_INIT;
+	size_t i;
+
+	value_object_set(o, "message_id", string_or_null(m->message_id));
+	value_object_set(o, "in_reply_to", strings_value(m->in_reply_to, m->nr_in_reply_to));
+	value_object_set(o, "references", strings_value(m->references, m->nr_references));
+	value_object_set(o, "from", m->from ? address_value(m->from) : value_new_null());
+	value_object_set(o, "to", addresses_value(m->to, m->nr_to));
+	value_object_set(o, "cc", addresses_value(m->cc, m->nr_cc));
+	if (m->has_date) {
+		date_format_rfc3339_utc(&date, m->date);
+		value_object_set_string(o, "date", date.data);
+	} else {
+		value_object_set(o, "date", value_new_null());
+	}
+	value_object_set(o, "subject", string_or_null(m->subject));
+	value_object_set_bool(o, "auto_submitted", m->auto_submitted);
+	value_object_set(o, "text", value_new_stringn(m->text, m->text_len));
+	if (m->has_text_part) {
+		p = value_object_set(o, "text_part", value_new_object());
+		value_object_set_string(p, "type", m->text_part.type);
+		value_object_set(p, "charset", string_or_null(m->text_part.charset));
+		value_object_set_string(p, "encoding", m->text_part.encoding);
+	} else {
+		value_object_set(o, "text_part", value_new_null());
+	}
+	value_object_set_bool(o, "html_only", m->html_only);
+	value_object_set(o, "attachments", value_new_integer((int64_t)m->attachments));
+	reply_parts_value(r, o);
+	value_object_set(o, "quarantined", string_or_null(m->quarantine));
+	p = value_object_set(o, "problems", strings_value(m->problems, m->nr_problems));
+	for (i = 0; i < r->nr_problems; i++)
+		value_array_push(p, value_new_string(r->problems[i]));
+	buf_release(&date);
+	return o;
+}
+
+int cmd_parse(int argc, char **argv, const struct cmd_options *opts)
+{
+	struct buf raw = BUF_INIT, err = BUF_INIT, out = BUF_INIT;
+	struct reply_options ro = { 0, 0, NULL };
+	const char *path = NULL;
+	struct mail *m = NULL;
+	struct reply *r;
+	struct value *v;
+	int i, rc = 0;
+
+	(void)opts;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			continue;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "perfbot parse: unknown option '%s'\n%s", argv[i], usage_text);
+			return EX_USAGE;
+		} else if (path) {
+			fprintf(stderr, "perfbot parse: one mail at a time ('%s' and '%s')\n%s",
+				path, argv[i], usage_text);
+			return EX_USAGE;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "perfbot parse: which mail?\n%s", usage_text);
+		return EX_USAGE;
+	}
+	if (read_input(path, &raw) < 0) {
+		buf_release(&raw);
+		return EX_NOINPUT;
+	}
+	if (mail_parse(raw.data, raw.len, &m, &err) < 0) {
+		fprintf(stderr, "perfbot parse: %s: %s\n", path, err.data);
+		buf_release(&raw);
+		buf_release(&err);
+		return EX_DATAERR;
+	}
+	ro.flowed = m->text_part.flowed;
+	ro.delsp = m->text_part.delsp;
+	ro.sender = m->from ? m->from->email : NULL;
+	r = reply_analyse(m->text, m->text_len, &ro);
+	v = parse_value(m, r);
+	value_write_json(&out, v, 2);
+	buf_addc(&out, '\n');
+	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
+		fprintf(stderr, "perfbot parse: writing the output failed: %s\n", strerror(errno));
+		rc = EX_IOERR;
+	}
+	value_free(v);
+	reply_free(r);
+	mail_free(m);
+	buf_release(&raw);
+	buf_release(&err);
+	buf_release(&out);
+	return rc;
+}
