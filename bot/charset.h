@@ -25,6 +25,9 @@
  *
  * None of these fails: out has no limit set by them (a caller may set
  * out->limit; reaching it stops the conversion and is reported with -1).
+ *
+ * Not thread-safe: a few iconv descriptors are kept open in a
+ * process-wide cache (iconv_open() costs more than converting a mail).
  */
 
 #include <stddef.h>

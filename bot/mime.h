@@ -129,6 +129,10 @@ struct mime_options {
  * MIME_MAX_DEPTH and MIME_MAX_PARTS are enforced.  Never fails: whatever
  * goes wrong ends up in out->quarantine (with found 0), oddities in
  * out->problems.  opts may be NULL.  Release out with mime_text_release().
+ * The child is waited for by its pid, so the caller must not set SIGCHLD
+ * to SIG_IGN; stdio buffers are flushed before the fork, so that the
+ * child cannot write them a second time.  A multipart message costs a
+ * fork (about half a millisecond); single-part mail never comes here.
  */
 void mime_find_text(const char *raw, size_t len, const struct mime_options *opts,
 		    struct mime_text *out);
