@@ -1436,3 +1436,40 @@ fail:
 	free(items);
 	return -1;
 }
+
+int archive_read(const char *dir, const char *blob_hex, struct buf *out, struct buf *err)
+{
+	char *gitdir = path_join(dir, "git");
+	long latest = -1, n;
+	git_oid oid;
+	int ret = -1;
+
+	if (strlen(blob_hex) != GIT_OID_HEXSZ || git_oid_fromstr(&oid, blob_hex) < 0) {
+		free(gitdir);
+		return err_set(err, "'%.60s' is not a blob id", blob_hex);
+	}
+	git_libgit2_init();
+	if (epoch_latest(gitdir, &latest, err) == 0) {
+		/* newest epoch first: that is where recent mail is */
+		for (n = latest; n >= 0 && ret < 0; n--) {
+			struct buf path = BUF_INIT;
+			git_repository *repo = NULL;
+			git_blob *blob = NULL;
+
+			buf_addf(&path, "%s/%ld.git", gitdir, n);
+			if (git_repository_open_bare(&repo, path.data) == 0 &&
+			    git_blob_lookup(&blob, repo, &oid) == 0) {
+				buf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+				ret = 0;
+			}
+			git_blob_free(blob);
+			git_repository_free(repo);
+			buf_release(&path);
+		}
+		if (ret < 0)
+			err_set(err, "%s: no mail %s in the archive", dir, blob_hex);
+	}
+	git_libgit2_shutdown();
+	free(gitdir);
+	return ret;
+}

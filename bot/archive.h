@@ -160,6 +160,11 @@ int archive_walk(struct archive *a, const char *stop_hex,
 /* The epoch being written (the N of git/N.git). */
 unsigned archive_epoch(const struct archive *a);
 
+/* Appends the raw mail whose blob is blob_hex (40 hex digits), looked up
+ * in every epoch of the inbox at dir; reading takes no lock (git objects
+ * never change).  -1 with a message when it is not there. */
+int archive_read(const char *dir, const char *blob_hex, struct buf *out, struct buf *err);
+
 /* Releases the lock and frees a; accepts NULL.  Commits not yet
  * archive_commit()ed are dropped (or left unreachable when already
  * packed), master as it was. */

@@ -13,6 +13,8 @@ struct cmd_options {
 };
 
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);
+int cmd_ingest(int argc, char **argv, const struct cmd_options *opts);
+int cmd_thread(int argc, char **argv, const struct cmd_options *opts);
 int cmd_send(int argc, char **argv, const struct cmd_options *opts);
 int cmd_render(int argc, char **argv, const struct cmd_options *opts);
 int cmd_queue(int argc, char **argv, const struct cmd_options *opts);

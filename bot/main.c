@@ -15,12 +15,14 @@ static const struct command {
 	int (*run)(int argc, char **argv, const struct cmd_options *opts);
 	const char *summary;
 } commands[] = {
+	{ "ingest", cmd_ingest, "read new mail: keep and archive the replies to reports" },
 	{ "parse", cmd_parse, "show what perfbot reads from one mail, as JSON" },
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
 	{ "queue", cmd_queue, "check comparison JSONs and move them into the spool" },
 	{ "send", cmd_send, "take the spool into the outbox, deliver what is due, archive it" },
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },
+	{ "thread", cmd_thread, "show a report's thread: overview, mbox or JSON" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,228 @@
+/*
+ * perfbot thread ID [--mbox | --json]: a report's thread, by the report's
+ * number or any Message-ID in it: an indented overview (date, author,
+ * subject, as lore's thread overview), the whole thread as an mbox that
+ * mutt -f and b4 open, or the JSON of spec/cli-json.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "archive.h"
+#include "cmd.h"
+#include "config.h"
+#include "date.h"
+#include "mboxrd.h"
+#include "state.h"
+#include "thread.h"
+#include "value.h"
+#include "banned.h"
+
+static const char usage_text[] =
+	"usage: perfbot thread [--mbox | --json] ID\n"
+	"\n"
+	"Shows the thread of a report: ID is the report's number (perfbot status)\n"
+	"or the Message-ID of any mail in its thread (with or without <>).\n"
+	"  --mbox   the whole thread as an mbox (mutt -f, b4)\n"
+	"  --json   the thread as JSON\n";
+
+/* The report's own Message-ID for ID (a number or a Message-ID). */
+static int find_root(struct state *st, const char *id, char **root, int64_t *report_id,
+		     struct buf *err)
+{
+	struct state_report r;
+	struct state_message m;
+	char *end;
+	long long n = strtoll(id, &end, 10);
+	size_t len = strlen(id);
+	char *mid;
+	int e;
+
+	if (*id && !*end && n > 0) {
+		e = state_report_get(st, n, &r, err);
+		if (e <= 0)
+			return e < 0 ? -1 : err_set(err, "no report %lld (perfbot status lists them)", n);
+		*report_id = r.thread_id ? r.thread_id : r.id;
+		state_report_release(&r);
+	} else {
+		mid = len >= 2 && id[0] == '<' && id[len - 1] == '>' ? strndup(id + 1, len - 2) : strdup(id);
+		e = state_message_find(st, mid, &m, err);
+		free(mid);
+		if (e <= 0)
+			return e < 0 ? -1 : err_set(err, "no mail <%s> is known (perfbot ingest keeps replies)", id);
+		*report_id = m.report_id;
+		state_message_release(&m);
+		if (!*report_id)
+			return err_set(err, "<%s> is in no report's thread", id);
+	}
+	e = state_report_get(st, *report_id, &r, err);
+	if (e <= 0)
+		return e < 0 ? -1 : err_set(err, "report %lld is gone", (long long)*report_id);
+	*root = strdup(r.message_id);
+	state_report_release(&r);
+	return 0;
+}
+
+static void print_overview(const struct thread_entry *t, size_t n)
+{
+	struct buf line = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct state_message *m = t[i].m;
+		struct date_civil c;
+		int d;
+
+		buf_reset(&line);
+		if (m->date) {
+			date_to_civil(m->date, 0, &c);
+			buf_addf(&line, "%04lld-%02d-%02d %02d:%02d ", (long long)c.year, c.month, c.day,
+				 c.hour, c.minute);
+		} else {
+			buf_adds(&line, "(no date)        ");
+		}
+		for (d = 1; d < t[i].depth; d++)
+			buf_adds(&line, "  ");
+		if (t[i].depth)
+			buf_adds(&line, "` ");
+		buf_addf(&line, "%s  %s%s\n", *m->from_name ? m->from_name : m->from_email,
+			 m->subject, m->quarantined ? "  [quarantined]" : "");
+		fputs(line.data, stdout);
+	}
+	buf_release(&line);
+}
+
+static struct value *json_of(const char *root, const struct thread_entry *t, size_t n)
+{
+	struct value *v = value_new_object(), *list;
+	struct buf date = BUF_INIT;
+	size_t i;
+
+	value_object_add_string(v, "root", root);
+	list = value_object_add(v, "messages", value_new_array());
+	for (i = 0; i < n; i++) {
+		const struct state_message *m = t[i].m;
+		struct value *e = value_array_push(list, value_new_object()), *from;
+
+		value_object_add_string(e, "message_id", m->message_id);
+		value_object_add(e, "parent", t[i].parent ? value_new_string(t[i].parent) : value_new_null());
+		value_object_add(e, "depth", value_new_integer(t[i].depth));
+		from = value_object_add(e, "from", value_new_object());
+		value_object_add_string(from, "name", m->from_name);
+		value_object_add_string(from, "email", m->from_email);
+		buf_reset(&date);
+		if (m->date) {
+			date_format_rfc3339_utc(&date, m->date);
+			value_object_add_string(e, "date", date.data);
+		} else {
+			value_object_add(e, "date", value_new_null());
+		}
+		value_object_add_string(e, "subject", m->subject);
+		value_object_add_bool(e, "archived", m->blob_oid != NULL);
+	}
+	buf_release(&date);
+	return v;
+}
+
+int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
+{
+	const char *id = NULL;
+	struct buf err = BUF_INIT, out = BUF_INIT, raw = BUF_INIT, dir = BUF_INIT;
+	struct config *cfg = NULL;
+	struct state *st = NULL;
+	struct state_messages msgs = { 0 };
+	struct thread_entry *t = NULL;
+	char *root = NULL;
+	int64_t report_id = 0;
+	size_t n = 0, i;
+	int mbox = 0, json = 0, rc = 0;
+
+	for (i = 1; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--mbox")) {
+			mbox = 1;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (argv[i][0] == '-' && argv[i][1] && !id) {
+			fprintf(stderr, "perfbot thread: unknown option '%s'\n%s", argv[i], usage_text);
+			return EX_USAGE;
+		} else if (!id) {
+			id = argv[i];
+		} else {
+			fputs(usage_text, stderr);
+			return EX_USAGE;
+		}
+	}
+	if (!id || (mbox && json)) {
+		fputs(usage_text, stderr);
+		return EX_USAGE;
+	}
+	if (config_load(opts->config_path, &cfg, &err) < 0) {
+		rc = EX_CONFIG;
+		goto fail;
+	}
+	if (!state_exists(cfg->state)) {
+		err_set(&err, "%s: no state yet (nothing was sent or ingested)", cfg->state);
+		rc = EX_NOINPUT;
+		goto fail;
+	}
+	if (state_open(cfg->state, &st, &err) < 0) {
+		rc = EX_SOFTWARE;
+		goto fail;
+	}
+	if (find_root(st, id, &root, &report_id, &err) < 0) {
+		rc = EX_DATAERR;
+		goto fail;
+	}
+	if (state_message_list(st, report_id, &msgs, &err) < 0) {
+		rc = EX_SOFTWARE;
+		goto fail;
+	}
+	if (thread_order(&msgs, root, &t, &n) < 0) {
+		err_set(&err, "the report <%s> itself is not among its thread's mails (was it sent?)", root);
+		rc = EX_DATAERR;
+		goto fail;
+	}
+	if (json) {
+		struct value *v = json_of(root, t, n);
+
+		value_write_json(&out, v, 2);
+		buf_addc(&out, '\n');
+		value_free(v);
+	} else if (mbox) {
+		buf_addf(&dir, "%s/archive", cfg->state);
+		for (i = 0; i < n; i++) {
+			if (!t[i].m->blob_oid) {
+				fprintf(stderr, "perfbot thread: <%s> is not in the archive yet: left out\n",
+					t[i].m->message_id);
+				continue;
+			}
+			buf_reset(&raw);
+			if (archive_read(dir.data, t[i].m->blob_oid, &raw, &err) < 0) {
+				rc = EX_IOERR;
+				goto fail;
+			}
+			mboxrd_append(&out, t[i].m->from_email, t[i].m->date, raw.data, raw.len);
+		}
+	} else {
+		print_overview(t, n);
+	}
+	fwrite(out.data, 1, out.len, stdout);
+	goto done;
+fail:
+	fprintf(stderr, "perfbot thread: %s\n", err.data);
+done:
+	free(t);
+	free(root);
+	state_messages_release(&msgs);
+	state_close(st);
+	config_free(cfg);
+	buf_release(&err);
+	buf_release(&out);
+	buf_release(&raw);
+	buf_release(&dir);
+	return rc;
+}

@@ -1,0 +1,235 @@
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "address.h"
+#include "ingest.h"
+#include "mail.h"
+#include "reply.h"
+#include "repo.h"
+#include "xalloc.h"
+#include "banned.h"
+
+static void say(struct ingest *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct ingest *in, const char *fmt, ...)
+{
+	struct buf line = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&line, fmt, ap);
+	va_end(ap);
+	if (in->log)
+		in->log(in->log_ctx, line.data);
+	buf_release(&line);
+}
+
+/* The known message this one hangs under: In-Reply-To first, then the
+ * References from the nearest (last) back.  1 with *parent filled, 0 when
+ * none is known, -1 on error. */
+static int find_parent(struct ingest *in, const struct mail *m, struct state_message *parent,
+		       struct buf *err)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < m->nr_in_reply_to; i++)
+		if ((r = state_message_find(in->st, m->in_reply_to[i], parent, err)) != 0)
+			return r;
+	for (i = m->nr_references; i > 0; i--)
+		if ((r = state_message_find(in->st, m->references[i - 1], parent, err)) != 0)
+			return r;
+	return 0;
+}
+
+static char *join_ids(char **ids, size_t n)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", ids[i]);
+	return n ? buf_detach(&b, NULL) : NULL;
+}
+
+/* #perfbot command -> the report's verdict */
+static int command_verdict(const char *name, enum state_verdict *v)
+{
+	if (!strcmp(name, "invalid"))
+		*v = STATE_VERDICT_INVALID;
+	else if (!strcmp(name, "fixed-by"))
+		*v = STATE_VERDICT_FIXED;
+	else if (!strcmp(name, "dup-of"))
+		*v = STATE_VERDICT_DUPLICATE;
+	else if (!strcmp(name, "reopen"))
+		*v = STATE_VERDICT_OPEN;
+	else
+		return -1;
+	return 0;
+}
+
+/* Commands and trailers of a reply in a report's thread. */
+static int act(struct ingest *in, const struct mail *m, const char *mid, int64_t report_id,
+	       struct buf *err)
+{
+	struct reply_options ro;
+	struct reply *r;
+	struct buf author = BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.flowed = m->has_text_part && m->text_part.flowed;
+	ro.delsp = m->has_text_part && m->text_part.delsp;
+	ro.sender = m->from ? m->from->email : NULL;
+	r = reply_analyse(m->text, m->text_len, &ro);
+	if (m->from)
+		address_format(&author, m->from);
+	for (i = 0; i < r->nr_commands && ret == 0; i++) {
+		enum state_verdict v;
+
+		ret = state_command_add(in->st, report_id, mid, r->commands[i].name, r->commands[i].args,
+					author.data, m->has_date ? m->date : in->now, err);
+		if (ret == 0 && command_verdict(r->commands[i].name, &v) == 0) {
+			ret = state_report_set_verdict(in->st, report_id, v, err);
+			in->commands++;
+			say(in, "report %lld is now %s: #perfbot %s%s%s by %s", (long long)report_id,
+			    state_verdict_name(v), r->commands[i].name, *r->commands[i].args ? " " : "",
+			    r->commands[i].args, author.data);
+		}
+	}
+	for (i = 0; i < r->nr_trailers && ret == 0; i++)
+		ret = state_trailer_add(in->st, mid, r->trailers[i].key, r->trailers[i].value, err);
+	reply_free(r);
+	buf_release(&author);
+	return ret;
+}
+
+static int is_own(const struct ingest *in, const struct mail *m)
+{
+	struct address from;
+	int own = 0;
+
+	if (!m->from || address_parse(in->cfg->from, &from, NULL) < 0)
+		return 0;
+	own = !strcasecmp(from.email, m->from->email);
+	address_release(&from);
+	return own;
+}
+
+/* Files a known message again when a killed run left it out of the
+ * archive. */
+static int refile(struct ingest *in, const struct state_message *known, const char *raw,
+		  size_t len, struct buf *err)
+{
+	if (known->blob_oid || store_pending(in->store, known->message_id))
+		return 0;
+	return store_add(in->store, known->message_id, raw, len, err);
+}
+
+int ingest_message(struct ingest *in, const char *raw, size_t len, const char *where,
+		   struct buf *err)
+{
+	struct mail *m = NULL;
+	struct state_message row, parent, known;
+	struct buf why = BUF_INIT, mid = BUF_INIT;
+	int has_parent = 0, is_new = 0, found, ret = 0, act_on;
+	int64_t report_id = 0;
+
+	memset(&parent, 0, sizeof(parent));
+	memset(&known, 0, sizeof(known));
+	if (mail_parse(raw, len, &m, &why) < 0) {
+		in->ignored++;
+		say(in, "%s: not a mail (%s): skipped", where, why.data);
+		buf_release(&why);
+		return 0;
+	}
+	if (m->message_id) {
+		buf_adds(&mid, m->message_id);
+	} else {
+		/* as public-inbox does for mail without one: derived from the bytes */
+		repo_hash_hex(&mid, raw, len);
+		buf_adds(&mid, "@perfbot.invalid");
+	}
+	found = state_message_find(in->st, mid.data, &known, err);
+	if (found < 0) {
+		ret = -1;
+		goto done;
+	}
+	if (found) {
+		in->duplicates++;
+		if (in->verbose)
+			say(in, "%s: <%s> is known already", where, mid.data);
+		ret = refile(in, &known, raw, len, err);
+		goto done;
+	}
+	has_parent = find_parent(in, m, &parent, err);
+	if (has_parent < 0) {
+		ret = -1;
+		goto done;
+	}
+	report_id = has_parent ? parent.report_id : 0;
+	if (!report_id && !in->all) {
+		in->unrelated++;
+		if (in->verbose)
+			say(in, "%s: <%s> answers no report: skipped", where, mid.data);
+		goto done;
+	}
+
+	memset(&row, 0, sizeof(row));
+	row.message_id = mid.data;
+	row.report_id = report_id;
+	row.parent_message_id = has_parent ? parent.message_id : NULL;
+	row.in_reply_to = join_ids(m->in_reply_to, m->nr_in_reply_to);
+	row.refs = join_ids(m->references, m->nr_references);
+	row.from_name = m->from ? m->from->name : (char *)"";
+	row.from_email = m->from ? m->from->email : (char *)"";
+	row.date = m->has_date ? m->date : 0;
+	row.subject = m->subject ? m->subject : (char *)"";
+	row.ingested = 1;
+	row.quarantined = m->quarantine != NULL;
+	row.quarantine_reason = m->quarantine;
+	act_on = report_id && !m->auto_submitted && !is_own(in, m);
+	if (state_begin(in->st, err) < 0) {
+		ret = -1;
+	} else if (state_message_add(in->st, &row, &is_new, err) < 0 ||
+		   (act_on && act(in, m, mid.data, report_id, err) < 0)) {
+		state_rollback(in->st);
+		ret = -1;
+	} else {
+		ret = state_commit(in->st, err);
+	}
+	if (ret == 0)
+		ret = store_add(in->store, mid.data, raw, len, err);
+	if (ret == 0) {
+		in->kept++;
+		if (m->quarantine)
+			in->quarantined++;
+		if (!act_on && report_id)
+			in->ignored++;
+		if (m->quarantine)
+			say(in, "%s: <%s> kept under quarantine: %s", where, mid.data, m->quarantine);
+		else if (report_id)
+			say(in, "%s: <%s> kept in the thread of report %lld", where, mid.data,
+			    (long long)report_id);
+		else if (in->verbose)
+			say(in, "%s: <%s> kept", where, mid.data);
+	}
+	free(row.in_reply_to);
+	free(row.refs);
+done:
+	if (has_parent > 0)
+		state_message_release(&parent);
+	if (found > 0)
+		state_message_release(&known);
+	mail_free(m);
+	buf_release(&why);
+	buf_release(&mid);
+	return ret;
+}
+
+int ingest_flush(struct ingest *in, struct buf *err)
+{
+	return store_commit(in->store, err);
+}

@@ -1,0 +1,57 @@
+#ifndef PERFBOT_INGEST_H
+#define PERFBOT_INGEST_H
+
+/*
+ * Ingest: one received mail at a time, as `perfbot ingest` reads them
+ * from a source (source.h).  For each mail:
+ *   - it is parsed safely (mail.h: the MIME part in a child process; a
+ *     mail that crashes or hangs the parser is quarantined, its header
+ *     fields still used);
+ *   - a Message-ID already known is a duplicate: stored once (but filed
+ *     in the archive if a killed run left it unfiled);
+ *   - it is tied to a report by walking In-Reply-To, then References
+ *     nearest first, to a Message-ID perfbot knows (its own mails and the
+ *     replies it keeps); with `all` every mail is kept, threaded among the
+ *     kept ones, otherwise a mail that answers no report is counted and
+ *     skipped, not archived;
+ *   - in a report's thread, unless it is perfbot's own mail or marked
+ *     auto-submitted, its #perfbot commands change the report's state
+ *     (recorded with author and date) and its trailers are recorded;
+ *   - it is recorded in the state database and filed in the archive.
+ * ingest_message() says when the source may let the mail go: only after
+ * ingest_flush() has filed the batch (the caller acks then).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "config.h"
+#include "state.h"
+#include "store.h"
+
+#define INGEST_BATCH 500	/* mails filed per archive commit */
+
+struct ingest {
+	const struct config *cfg;
+	struct state *st;
+	struct store *store;	/* opened by the caller */
+	int all;		/* keep every mail (mirror a list) */
+	int64_t now;
+	void (*log)(void *ctx, const char *line);
+	void *log_ctx;
+	int verbose;		/* log every mail, not only the ones acted on */
+	/* counts */
+	size_t kept, duplicates, unrelated, ignored, quarantined, commands;
+};
+
+/* Takes one mail.  0: taken or deliberately skipped (the source may ack it
+ * after the next ingest_flush()); -1 with a message: an error of the state
+ * database or the archive (a temporary failure: do not ack). */
+int ingest_message(struct ingest *in, const char *raw, size_t len, const char *where,
+		   struct buf *err);
+
+/* Files what ingest_message() took since the last flush.  0 or -1. */
+int ingest_flush(struct ingest *in, struct buf *err);
+
+#endif

@@ -1,0 +1,204 @@
+#!/bin/sh
+# ingest.sh: replies to a report, end to end.  A report goes out through a
+# real Postfix on 127.0.0.1 into a Maildir; replies to it are written with
+# `git send-email --in-reply-to` and by mutt in batch mode through the same
+# Postfix; `perfbot ingest --maildir` keeps them, applies #perfbot
+# commands, archives; public-inbox-index accepts the archive and finds one
+# thread; `perfbot thread` shows it (overview, --json, --mbox); the same
+# replies come again over IMAP from a real Dovecot (taken once), from an
+# mbox (--all) and on stdin.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+perfbot=$top/perfbot
+tmp=$(mktemp -d)
+chmod 755 "$tmp"	# Postfix and Dovecot run as other users
+pass=0
+fail=0
+skip=0
+cleanup() {
+	[ -d "$tmp/pf" ] && sh "$top/tests/helpers/postfix.sh" stop "$tmp/pf"
+	[ -d "$tmp/dv" ] && sh "$top/tests/helpers/dovecot.sh" stop "$tmp/dv"
+	rm -rf "$tmp"
+}
+[ -n "${KEEP:-}" ] || trap cleanup EXIT
+ok() { echo "ok $*"; pass=$((pass + 1)); }
+not_ok() { echo "not ok $*"; fail=$((fail + 1)); }
+check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+for tool in postfix dovecot mutt "$(git --exec-path)/git-send-email"; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "skip: ingest.sh needs $tool (sh tests/helpers/install-deps.sh test)"
+		echo "0 passed, 0 failed, 1 skipped"
+		exit 0
+	fi
+done
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skip: ingest.sh starts Postfix and Dovecot, which needs root"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+
+sh "$top/tests/golden/make-repo.sh" "$tmp/repo" >/dev/null
+pf_port=$(free_port)
+sh "$top/tests/helpers/postfix.sh" start "$tmp/pf" "$pf_port" || { echo "0 passed, 1 failed"; exit 1; }
+maildir=$tmp/pf/mail/inbox
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME=$tmp/home
+export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=tester@example.org GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=tester@example.org
+mkdir -p "$HOME"
+
+config() { # STATE: a configuration sending to the Postfix
+	sed -e "s|@REPO@|$tmp/repo|" -e "s|@STATE@|$1|" "$top/tests/golden/config"
+	printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n' "$pf_port"
+}
+transactions() {
+	cat "$maildir"/new/* 2>/dev/null | sed -n 's/.*with ESMTP id \([0-9A-F]*\).*/\1/p' | sort -u | wc -l
+}
+wait_mail() {
+	i=0
+	while [ "$(transactions)" -lt "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+}
+
+# 1. the report
+config "$tmp/s" >"$tmp/c"
+cp "$top/tests/golden/regression-two-tests/input.json" "$tmp/r.json"
+"$perfbot" --config "$tmp/c" send "$tmp/r.json" 2>"$tmp/send.log"
+check "send: the report went out" grep -q "^sent report" "$tmp/send.log"
+mid=$("$perfbot" --config "$tmp/c" status --json | jq_py 'd["reports"][0]["message_id"]')
+wait_mail 1
+
+# 2. a reply by git send-email --in-reply-to, with a command and a trailer
+cat >"$tmp/reply1.txt" <<MAIL
+From: Peter Zijlstra <peterz@example.org>
+To: perfbot lab <perfbot@lab.example.org>
+Subject: Re: [tip:sched/core] [sched/fair]  bdc753ab0b: hackbench.throughput 7.2% regression
+
+On Tue, Mar 10, 2026, perfbot lab wrote:
+> kernel test robot noticed a 7.2% regression of hackbench.throughput on:
+
+This is expected: the waker-affine heuristic moved, hackbench pays for it.
+
+#perfbot invalid
+
+Acked-by: Peter Zijlstra <peterz@example.org>
+MAIL
+git send-email --quiet --confirm=never --suppress-cc=all --no-validate \
+	--smtp-server=127.0.0.1 --smtp-server-port="$pf_port" \
+	--from="Peter Zijlstra <peterz@example.org>" --to=perfbot@lab.example.org \
+	--in-reply-to="<$mid>" "$tmp/reply1.txt" >"$tmp/gse.log" 2>&1
+check "git send-email: the reply went through Postfix" test $? -eq 0
+wait_mail 2
+
+# 3. a reply to the reply, composed by mutt in batch mode
+cat >"$tmp/muttrc" <<RC
+set smtp_url="smtp://127.0.0.1:$pf_port/"
+set from="Ingo Molnar <mingo@example.org>"
+set use_from=yes
+set edit_headers=yes
+set copy=no
+set record=""
+set ssl_starttls=no
+set ssl_force_tls=no
+RC
+gse_mid=$(grep -h -i "^Message-ID:" "$maildir"/new/* | sed 's/.*<\(.*\)>.*/\1/' | grep -v "^$mid$" | head -n 1)
+cat >"$tmp/draft" <<MAIL
+To: perfbot@lab.example.org
+Subject: Re: [tip:sched/core] [sched/fair]  bdc753ab0b: hackbench.throughput 7.2% regression
+In-Reply-To: <$gse_mid>
+References: <$mid> <$gse_mid>
+
+> This is expected: the waker-affine heuristic moved, hackbench pays for it.
+
+Agreed, but let us keep an eye on it.
+#perfbot reopen
+MAIL
+mutt -F "$tmp/muttrc" -H "$tmp/draft" </dev/null >"$tmp/mutt.log" 2>&1
+check "mutt: the second reply went through Postfix" test $? -eq 0
+wait_mail 3
+
+# 4. ingest the Maildir
+"$perfbot" --config "$tmp/c" ingest --maildir "$maildir" 2>"$tmp/ingest.log"
+check "ingest --maildir: exit 0" test $? -eq 0
+check "ingest: new/ is empty afterwards (moved to cur/)" test "$(ls "$maildir/new" | wc -l)" -eq 0
+replies=$("$perfbot" --config "$tmp/c" status --json | jq_py 'd["reports"][0]["replies"]')
+check "status: the report has 2 replies" test "$replies" = 2
+state=$("$perfbot" --config "$tmp/c" status --json | jq_py 'd["reports"][0]["state"]')
+check "status: #perfbot invalid then #perfbot reopen leave it open" test "$state" = open
+check "ingest: the invalid command was applied and logged" grep -q "is now invalid: #perfbot invalid by Peter Zijlstra" "$tmp/ingest.log"
+check "ingest: the reopen command was applied and logged" grep -q "is now open: #perfbot reopen by Ingo Molnar" "$tmp/ingest.log"
+"$perfbot" --config "$tmp/c" ingest --maildir "$maildir" 2>"$tmp/ingest2.log"
+check "ingest: a second run takes nothing again" test "$("$perfbot" --config "$tmp/c" status --json | jq_py 'd["reports"][0]["replies"]')" = 2
+
+# 5. perfbot thread
+"$perfbot" --config "$tmp/c" thread "$mid" >"$tmp/overview.txt"
+check "thread: the overview has 3 mails" test "$(wc -l <"$tmp/overview.txt")" -eq 3
+check "thread: the reply to the reply is indented deeper" grep -q "^.\{17\}  \` Ingo Molnar" "$tmp/overview.txt"
+"$perfbot" --config "$tmp/c" thread --json 1 >"$tmp/thread.json"
+check "thread --json: root and depths 0,1,2" test "$(jq_py '[m["depth"] for m in d["messages"]]' <"$tmp/thread.json")" = "[0, 1, 2]"
+check "thread --json: the root is the report" test "$(jq_py 'd["root"]' <"$tmp/thread.json")" = "$mid"
+"$perfbot" --config "$tmp/c" thread --mbox "$gse_mid" >"$tmp/thread.mbox"
+n=$(python3 -c "import mailbox,sys; print(len(mailbox.mbox(sys.argv[1])))" "$tmp/thread.mbox")
+check "thread --mbox: an mbox of 3 mails (python's mailbox reads it)" test "$n" = 3
+check "thread --mbox: the first mail is the report" test "$(python3 -c "import mailbox,sys; print(mailbox.mbox(sys.argv[1])[0]['Message-ID'])" "$tmp/thread.mbox")" = "<$mid>"
+
+# 6. public-inbox reads the archive: 3 messages, 1 thread
+out=$(sh "$top/tests/helpers/pi-check.sh" "$tmp/s/archive" 2>&1)
+rc=$?
+if [ $rc -eq 77 ]; then
+	echo "skip: public-inbox-index is not installed"
+	skip=$((skip + 1))
+else
+	check "public-inbox-index: indexes the archive without complaint, 3 mails in 1 thread ($out)" test "$rc:$out" = "0:3|1"
+	sh "$top/tests/helpers/pi-thread.sh" "$tmp/s/archive" "$gse_mid" >"$tmp/pi-thread.txt"
+	check "public-inbox's reader: the reply's thread holds the report and both replies" test "$(head -n 1 "$tmp/pi-thread.txt")" = 3
+	check "public-inbox's reader: ... the report among them" grep -qx "\[tip:sched/core\] \[sched/fair\]  bdc753ab0b: hackbench.throughput 7.2% regression" "$tmp/pi-thread.txt"
+fi
+
+# 7. the same replies and a new one over IMAP from Dovecot: each taken once
+dv_port=$(free_port)
+sh "$top/tests/helpers/dovecot.sh" start "$tmp/dv" "$dv_port" bot secret || not_ok "dovecot started"
+for f in "$maildir"/cur/*; do cp "$f" "$tmp/dv/home/bot/Maildir/new/"; done
+cat >"$tmp/dv/home/bot/Maildir/new/3.local" <<MAIL
+From: Vincent Guittot <vincent@example.org>
+To: perfbot lab <perfbot@lab.example.org>
+Subject: Re: [tip:sched/core] [sched/fair]  bdc753ab0b: hackbench.throughput 7.2% regression
+Message-ID: <third-reply@example.org>
+In-Reply-To: <$mid>
+References: <$mid>
+Date: Wed, 11 Mar 2026 10:00:00 +0100
+
+I see the same on my machines.
+
+Tested-by: Vincent Guittot <vincent@example.org>
+MAIL
+chown -R nobody:nogroup "$tmp/dv/home"
+printf 'secret\n' >"$tmp/imap-password"
+chmod 600 "$tmp/imap-password"
+printf '[ingest]\n\tpasswordFile = %s\n' "$tmp/imap-password" >>"$tmp/c"
+"$perfbot" --config "$tmp/c" ingest --imap "imap://bot@127.0.0.1:$dv_port/INBOX" 2>"$tmp/imap.log"
+check "ingest --imap: exit 0" test $? -eq 0
+check "ingest --imap: the new reply is kept, the others known" test "$("$perfbot" --config "$tmp/c" status --json | jq_py 'd["reports"][0]["replies"]')" = 3
+"$perfbot" --config "$tmp/c" ingest --imap "imap://bot@127.0.0.1:$dv_port/INBOX" 2>"$tmp/imap2.log"
+check "ingest --imap: a second run reads nothing new (UID cursor)" test ! -s "$tmp/imap2.log"
+
+# 8. an mbox of the thread, --all, into a fresh state; and stdin
+config "$tmp/s2" >"$tmp/c2"
+"$perfbot" --config "$tmp/c" thread --mbox "$mid" >"$tmp/all.mbox"
+cp "$tmp/all.mbox" "$tmp/all.mbox.orig"
+"$perfbot" --config "$tmp/c2" ingest --all --mbox "$tmp/all.mbox" 2>"$tmp/mbox.log"
+check "ingest --all --mbox: exit 0" test $? -eq 0
+check "ingest --all --mbox: the file is not changed" cmp -s "$tmp/all.mbox" "$tmp/all.mbox.orig"
+out=$(sh "$top/tests/helpers/pi-check.sh" "$tmp/s2/archive" 2>&1)
+[ $? -ne 77 ] && check "ingest --all: public-inbox finds 4 mails in 1 thread ($out)" test "$out" = "4|1"
+printf 'not a mail at all\n' | "$perfbot" --config "$tmp/c2" ingest - 2>/dev/null
+check "ingest -: input that is not a mail is ignored, exit 0" test $? -eq 0
+cp "$tmp/dv/home/bot/Maildir/new/3.local" "$tmp/third.eml" 2>/dev/null || cp "$tmp/dv/home/bot/Maildir/cur/3.local"* "$tmp/third.eml"
+"$perfbot" --config "$tmp/c" ingest - <"$tmp/third.eml" 2>/dev/null
+check "ingest -: a known mail again, exit 0" test $? -eq 0
+
+echo "$pass passed, $fail failed${skip:+, $skip skipped}" | sed 's/, 0 skipped$//'
+[ "$fail" -eq 0 ]
