@@ -190,7 +190,8 @@ int delivery_run(struct delivery *d, struct buf *err)
 		    due.nr == 1 ? "s" : "");
 		goto done;
 	}
-	if (state_sent_last_hour(d->st, d->now, &sent_hour, err) < 0) {
+	if (state_sent_last_hour(d->st, d->now, &sent_hour, err) < 0 ||
+	    state_set_durable(d->st, 0, err) < 0) {	/* see state_set_durable() */
 		ret = -1;
 		goto done;
 	}
@@ -257,6 +258,9 @@ done:
 	smtp_close(s);
 	flush_smtp_log(d);
 	store_close(store);
+	/* the last marks are fsynced before the run ends */
+	if (state_set_durable(d->st, 1, ret < 0 ? NULL : err) < 0 && ret == 0)
+		ret = -1;
 	state_reports_release(&due);
 	buf_release(&why);
 	return ret;

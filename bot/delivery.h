@@ -12,7 +12,9 @@
  * 'failed' (5xx).  A run killed while a mail was 'sending' leaves it
  * 'sending'; the next run sends it again with the same bytes and
  * Message-ID, since the server may not have taken it — receivers and the
- * archive drop duplicates by Message-ID.  Nothing is sent while
+ * archive drop duplicates by Message-ID.  The marks survive kill -9 at any
+ * instant; they are fsynced at the end of the run, not at each mail
+ * (state_set_durable() says why that loses nothing).  Nothing is sent while
  * perfbot.paused, at most perfbot.maxPerHour an hour (the rest waits),
  * and with perfbot.redirectTo every envelope goes to that address only
  * (headers unchanged).

@@ -322,6 +322,13 @@ static int tx_end(struct state *st, int ret, struct buf *err)
 	return ret ? ret : -1;
 }
 
+int state_set_durable(struct state *st, int full, struct buf *err)
+{
+	/* back to full: a checkpoint syncs what was committed meanwhile */
+	return exec_sql(st, full ? "PRAGMA synchronous = FULL; PRAGMA wal_checkpoint(FULL)"
+				 : "PRAGMA synchronous = NORMAL", err);
+}
+
 int state_begin(struct state *st, struct buf *err)
 {
 	if (st->in_tx)

@@ -204,6 +204,18 @@ void state_cursor_release(struct state_cursor *c);
 int state_open(const char *dir, struct state **out, struct buf *err);
 /* Closes; rolls back an unfinished state_begin().  Accepts NULL. */
 void state_close(struct state *st);
+/*
+ * How hard each commit holds: full (the default: fsync at every commit, so
+ * nothing committed is lost even by a power cut) or not (WAL with
+ * synchronous=NORMAL: a commit survives the process being killed, since
+ * SQLite has written it to the operating system, but an operating-system
+ * crash may drop the last commits).  Delivery marks use the second: a
+ * dropped 'sent' mark only makes a delivered mail go out again with the
+ * same Message-ID and bytes, which receivers and the archive drop; the
+ * outbox itself (intake) is always written full.  0 or -1.
+ */
+int state_set_durable(struct state *st, int full, struct buf *err);
+
 /* 1 when DIR/state.db exists, else 0: lets read-only commands (status)
  * show an empty state without creating one. */
 int state_exists(const char *dir);
