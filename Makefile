@@ -90,7 +90,7 @@ perfbot-installed: bot/main.c $(SRC) $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
 clean:
-	rm -f perfbot perfbot-installed bot/*.o $(LIB) $(UNIT_BIN) $(FUZZ_BIN)
+	rm -f perfbot perfbot-installed bot/*.o $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
 	rm -rf tests/fuzz/corpus-*/.tmp
 
 .PHONY: all demo check bench fuzz install clean
