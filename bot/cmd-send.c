@@ -76,6 +76,19 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_CONFIG;
 		goto fail;
 	}
+	/* a configuration error stops the command before it does anything */
+	if (!dry_run && cfg->smtp_user) {
+		if (!cfg->smtp_password_file) {
+			err_set(&err, "smtp.user is set but smtp.passwordFile is not: put the password in a file of mode 0600 and name it there");
+			rc = EX_CONFIG;
+			goto fail;
+		}
+		if (secret_read_file(cfg->smtp_password_file, &password, &err) < 0) {
+			err_prefix(&err, "smtp.passwordFile: ");
+			rc = EX_CONFIG;
+			goto fail;
+		}
+	}
 	if (!dry_run) {
 		e = state_lock(cfg->state, STATE_LOCK_WAIT_MS, &lock, &err);
 		if (e == STATE_BUSY) {
@@ -99,18 +112,6 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	if (state_open(use_tmp ? tmpdir : cfg->state, &st, &err) < 0) {
 		rc = EX_CANTCREAT;
 		goto fail;
-	}
-	if (!dry_run && cfg->smtp_user) {
-		if (!cfg->smtp_password_file) {
-			err_set(&err, "smtp.user is set but smtp.passwordFile is not: put the password in a file of mode 0600 and name it there");
-			rc = EX_CONFIG;
-			goto fail;
-		}
-		if (secret_read_file(cfg->smtp_password_file, &password, &err) < 0) {
-			err_prefix(&err, "smtp.passwordFile: ");
-			rc = EX_CONFIG;
-			goto fail;
-		}
 	}
 	if (render_env_open(&env, cfg, &err) < 0) {
 		rc = EX_CONFIG;

@@ -189,6 +189,24 @@ config "$tmp/s7" "$pf_port" > "$tmp/c7"
 check "send --dry-run: prints an mbox" grep -q "^From perfbot@lab.example.org " "$tmp/dry.mbox"
 check "send --dry-run: creates no state" test ! -e "$tmp/s7/state.db"
 
+# 5b. a bad file dropped into the spool by a producer is set aside with why;
+#     a password file others can read stops send before anything happens
+config "$tmp/s11" "$pf_port" > "$tmp/c11"
+mkdir -p "$tmp/s11/spool/incoming"
+printf '{"perfbot": 1, "tree": "linus/master"\n' >"$tmp/s11/spool/incoming/broken.json"
+"$perfbot" --config "$tmp/c11" send 2>"$tmp/log11"
+check "send: a bad spool file exits 65" test $? -eq 65
+check "send: ... is moved to spool/rejected/" test "$(ls "$tmp/s11/spool/rejected" | grep -c '\.why$')" -eq 1
+check "send: ... with the reason beside it" grep -q "invalid JSON" "$tmp/s11/spool/rejected"/*.why
+config "$tmp/s12" "$pf_port" > "$tmp/c12"
+printf 'secret\n' >"$tmp/pw"
+chmod 644 "$tmp/pw"
+printf '[smtp]\n\tuser = bot\n\tpasswordFile = %s\n' "$tmp/pw" >>"$tmp/c12"
+"$perfbot" --config "$tmp/c12" send "$tmp/p1.json" 2>"$tmp/log12"
+check "send: a password file others can read exits 78" test $? -eq 78
+check "send: ... saying how to fix it" grep -q "chmod 600" "$tmp/log12"
+check "send: ... and nothing was queued" test ! -e "$tmp/s12/state.db"
+
 # 6. two sends at once: the second exits 75 and changes nothing
 config "$tmp/s8" "$pf_port" > "$tmp/c8"
 mkdir -p "$tmp/s8"
