@@ -200,5 +200,39 @@ cp "$tmp/dv/home/bot/Maildir/new/3.local" "$tmp/third.eml" 2>/dev/null || cp "$t
 "$perfbot" --config "$tmp/c" ingest - <"$tmp/third.eml" 2>/dev/null
 check "ingest -: a known mail again, exit 0" test $? -eq 0
 
+# 9. kill -9 at random instants of an ingest, then a run to the end: every
+#    mail taken exactly once (in the database and in the archive once each)
+config "$tmp/s3" >"$tmp/c3"
+mkdir -p "$tmp/md/new" "$tmp/md/cur" "$tmp/md/tmp"
+python3 - "$tmp/md/new" <<'PY'
+import sys
+for i in range(600):
+    parent = "" if i % 10 == 0 else "In-Reply-To: <m%d@example.org>\nReferences: <m%d@example.org>\n" % (i - i % 10, i - i % 10)
+    open("%s/%04d.local" % (sys.argv[1], i), "w").write(
+        "From: Dev %d <dev%d@example.org>\nTo: list@example.org\nSubject: %s %d\n"
+        "Message-ID: <m%d@example.org>\n%sDate: Mon, 2 Mar 2026 10:%02d:00 +0000\n\nbody %d\n"
+        % (i % 7, i % 7, "Re: topic" if i % 10 else "topic", i - i % 10, i, parent, i % 60, i))
+PY
+kills=0
+for delay in 0.05 0.1 0.15 0.2 0.1 0.3; do
+	"$perfbot" --config "$tmp/c3" ingest --all --maildir "$tmp/md" 2>/dev/null &
+	p=$!
+	sleep "$delay"
+	kill -9 "$p" 2>/dev/null && kills=$((kills + 1))
+	wait "$p" 2>/dev/null
+done
+"$perfbot" --config "$tmp/c3" ingest --all --maildir "$tmp/md" 2>"$tmp/crash-ingest.log"
+check "ingest after $kills kill -9: exit 0 at the end" test $? -eq 0
+check "ingest after kill -9: new/ is empty" test "$(ls "$tmp/md/new" | wc -l)" -eq 0
+n=$(python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*), count(blob_oid) from messages').fetchone())" "$tmp/s3/state.db")
+check "ingest after kill -9: 600 mails known, all archived ($n)" test "$n" = "(600, 600)"
+commits=0
+for e in "$tmp/s3/archive/git/"*.git; do
+	commits=$((commits + $(git --git-dir="$e" rev-list --count master)))
+done
+check "ingest after kill -9: 600 commits in the archive, none twice ($commits)" test "$commits" -eq 600
+out=$(sh "$top/tests/helpers/pi-check.sh" "$tmp/s3/archive" 2>&1)
+[ $? -ne 77 ] && check "ingest after kill -9: public-inbox finds 600 mails in 60 threads ($out)" test "$out" = "600|60"
+
 echo "$pass passed, $fail failed${skip:+, $skip skipped}" | sed 's/, 0 skipped$//'
 [ "$fail" -eq 0 ]
