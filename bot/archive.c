@@ -1190,6 +1190,27 @@ static int epoch_next(struct archive *a, struct buf *err)
 	return 0;
 }
 
+int archive_check(const char *raw, size_t len, struct buf *err)
+{
+	struct archive tmp;
+	const char *msg;
+	int r = 0;
+
+	if (!len)
+		return err_set(err, "an empty message cannot be archived");
+	if (len > ARCHIVE_MESSAGE_MAX)
+		return err_set(err, "the message is larger than %u bytes", ARCHIVE_MESSAGE_MAX);
+	/* the very checks of archive_add(), on a scratch archive */
+	memset(&tmp, 0, sizeof(tmp));
+	buf_init(&tmp.lf);
+	msg = lf_only(&tmp, raw, &len);
+	if (header_scan(&tmp, msg, len, err))
+		r = err_prefix(err, "the message cannot be archived: ");
+	free(tmp.fields);
+	buf_release(&tmp.lf);
+	return r;
+}
+
 int archive_add(struct archive *a, const char *raw, size_t len, int64_t now,
 		char blob_hex[41], char commit_hex[41], struct buf *err)
 {

@@ -127,6 +127,11 @@ int archive_open_opts(const char *dir, const char *name, const char *address,
  * or -1 with a message (a limit reached, a write failed); nothing of this
  * message is then on master, and earlier adds are unaffected.
  */
+/* 0 when archive_add() would take the message (its size and header
+ * within the limits above), else -1 with the reason: a message that can
+ * never be archived, to be set aside rather than retried. */
+int archive_check(const char *raw, size_t len, struct buf *err);
+
 int archive_add(struct archive *a, const char *raw, size_t len, int64_t now,
 		char blob_hex[41], char commit_hex[41], struct buf *err);
 

@@ -189,7 +189,7 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	in.store = store;
 	in.all = all;
 	in.now = (int64_t)time(NULL);
-	in.log = log_line;
+	in.log.line = log_line;
 	in.verbose = opts->verbose;
 	for (;;) {
 		struct source_msg msg;

@@ -126,7 +126,7 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	in.now = now_seconds();
 	in.dry_run = dry_run;
 	in.dry_mbox = &dry;
-	in.log = log_line;
+	in.log.line = log_line;
 	if ((nfiles ? intake_files(&in, files, (size_t)nfiles, &err) : intake_spool(&in, &err)) < 0) {
 		rc = EX_SOFTWARE;
 		goto fail;
@@ -140,7 +140,7 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	d.smtp_log = opts->verbose ? &smtp_log : NULL;
 	d.dry_run = dry_run;
 	d.dry_mbox = &dry;
-	d.log = log_line;
+	d.log.line = log_line;
 	if (delivery_run(&d, &err) < 0) {
 		rc = EX_SOFTWARE;
 		goto fail;

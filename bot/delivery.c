@@ -1,4 +1,3 @@
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,20 +7,6 @@
 #include "store.h"
 #include "xalloc.h"
 #include "banned.h"
-
-static void say(struct delivery *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct delivery *d, const char *fmt, ...)
-{
-	struct buf line = BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&line, fmt, ap);
-	va_end(ap);
-	if (d->log)
-		d->log(d->log_ctx, line.data);
-	buf_release(&line);
-}
 
 int64_t delivery_backoff(int retry_minutes, int attempts)
 {
@@ -118,11 +103,11 @@ static int record(struct delivery *d, const struct state_report *r, int status,
 		if (ret == 0 && store)
 			ret = store_add(store, r->message_id, r->mail, r->mail_len, err);
 		d->sent++;
-		say(d, "sent %s <%s> to %zu of %zu recipient%s: %s", r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : "report",
+		event_log_say(&d->log, "sent %s <%s> to %zu of %zu recipient%s: %s", r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : "report",
 		    r->message_id, accepted, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", reply.data);
 		for (i = 0; i < res->nr_rcpt; i++)
 			if (res->rcpt[i].status != SMTP_OK)
-				say(d, "  recipient %s refused: %d %s", res->rcpt[i].address, res->rcpt[i].code,
+				event_log_say(&d->log, "  recipient %s refused: %d %s", res->rcpt[i].address, res->rcpt[i].code,
 				    res->rcpt[i].reply ? res->rcpt[i].reply : "(not tried)");
 	} else if (status == SMTP_TEMPORARY) {
 		int64_t next = d->now + delivery_backoff(d->cfg->retry_minutes, r->attempts + 1);
@@ -130,12 +115,12 @@ static int record(struct delivery *d, const struct state_report *r, int status,
 		ret = state_report_mark_deferred(d->st, r->id, next, reply.data, rows, res->nr_rcpt, err);
 		d->deferred++;
 		d->temporary = 1;
-		say(d, "deferred <%s> (attempt %d): %s; next attempt in %lld minutes", r->message_id,
+		event_log_say(&d->log, "deferred <%s> (attempt %d): %s; next attempt in %lld minutes", r->message_id,
 		    r->attempts + 1, reply.data, (long long)((next - d->now) / 60));
 	} else {
 		ret = state_report_mark_failed(d->st, r->id, reply.data, rows, res->nr_rcpt, err);
 		d->failed++;
-		say(d, "failed <%s> for good: %s", r->message_id, reply.data);
+		event_log_say(&d->log, "failed <%s> for good: %s", r->message_id, reply.data);
 	}
 	free(rows);
 	buf_release(&reply);
@@ -150,12 +135,7 @@ static void flush_smtp_log(struct delivery *d)
 		return;
 	for (p = d->smtp_log->data; *p;) {
 		size_t n = strcspn(p, "\n");
-		struct buf line = BUF_INIT;
-
-		buf_addf(&line, "  smtp %.*s", (int)n, p);
-		if (d->log)
-			d->log(d->log_ctx, line.data);
-		buf_release(&line);
+		event_log_say(&d->log, "  smtp %.*s", (int)n, p);
 		p += n;
 		if (*p)
 			p++;
@@ -180,13 +160,13 @@ int delivery_run(struct delivery *d, struct buf *err)
 	if (d->dry_run) {
 		for (i = 0; i < due.nr; i++) {
 			mboxrd_append(d->dry_mbox, due.v[i].env_from, d->now, due.v[i].mail, due.v[i].mail_len);
-			say(d, "would send <%s> %s", due.v[i].message_id, due.v[i].subject);
+			event_log_say(&d->log, "would send <%s> %s", due.v[i].message_id, due.v[i].subject);
 		}
 		goto done;
 	}
 	if (d->cfg->paused) {
 		d->held = due.nr;
-		say(d, "paused (perfbot.paused): %zu mail%s wait%s", due.nr, due.nr == 1 ? "" : "s",
+		event_log_say(&d->log, "paused (perfbot.paused): %zu mail%s wait%s", due.nr, due.nr == 1 ? "" : "s",
 		    due.nr == 1 ? "s" : "");
 		goto done;
 	}
@@ -203,7 +183,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 
 		if (d->cfg->max_per_hour && sent_hour >= d->cfg->max_per_hour) {
 			d->held = due.nr - i;
-			say(d, "perfbot.maxPerHour (%d) reached: %zu mail%s wait for the next hour",
+			event_log_say(&d->log, "perfbot.maxPerHour (%d) reached: %zu mail%s wait for the next hour",
 			    d->cfg->max_per_hour, d->held, d->held == 1 ? "" : "s");
 			break;
 		}
@@ -221,7 +201,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 					d->config_error = 1;
 				else
 					d->temporary = 1;
-				say(d, "cannot deliver (%zu mail%s wait): %s", d->held, d->held == 1 ? "" : "s",
+				event_log_say(&d->log, "cannot deliver (%zu mail%s wait): %s", d->held, d->held == 1 ? "" : "s",
 				    why.data);
 				break;
 			}

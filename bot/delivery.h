@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "eventlog.h"
 #include "config.h"
 #include "state.h"
 
@@ -37,8 +38,7 @@ struct delivery {
 	struct buf *smtp_log;		/* non-NULL (-v): the SMTP conversation */
 	int dry_run;			/* print instead of sending: nothing changes */
 	struct buf *dry_mbox;		/* dry_run: the due mails, as mboxrd */
-	void (*log)(void *ctx, const char *line);
-	void *log_ctx;
+	struct event_log log;		/* one line per event */
 	size_t sent, deferred, failed, held;	/* counts, for the caller */
 	int temporary;			/* a temporary failure left mail queued */
 	int config_error;		/* the SMTP settings were refused (TLS, AUTH, none) */

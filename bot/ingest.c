@@ -1,29 +1,15 @@
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "address.h"
+#include "archive.h"
 #include "ingest.h"
 #include "mail.h"
 #include "reply.h"
 #include "repo.h"
 #include "xalloc.h"
 #include "banned.h"
-
-static void say(struct ingest *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct ingest *in, const char *fmt, ...)
-{
-	struct buf line = BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&line, fmt, ap);
-	va_end(ap);
-	if (in->log)
-		in->log(in->log_ctx, line.data);
-	buf_release(&line);
-}
 
 /* The known message this one hangs under: In-Reply-To first, then the
  * References from the nearest (last) back.  1 with *parent filled, 0 when
@@ -94,7 +80,7 @@ static int act(struct ingest *in, const struct mail *m, const char *mid, int64_t
 		if (ret == 0 && command_verdict(r->commands[i].name, &v) == 0) {
 			ret = state_report_set_verdict(in->st, report_id, v, err);
 			in->commands++;
-			say(in, "report %lld is now %s: #perfbot %s%s%s by %s", (long long)report_id,
+			event_log_say(&in->log, "report %lld is now %s: #perfbot %s%s%s by %s", (long long)report_id,
 			    state_verdict_name(v), r->commands[i].name, *r->commands[i].args ? " " : "",
 			    r->commands[i].args, author.data);
 		}
@@ -123,8 +109,9 @@ static int is_own(const struct ingest *in, const struct mail *m)
 static int refile(struct ingest *in, const struct state_message *known, const char *raw,
 		  size_t len, struct buf *err)
 {
-	if (known->blob_oid || store_pending(in->store, known->message_id))
-		return 0;
+	if (known->blob_oid || store_pending(in->store, known->message_id) ||
+	    archive_check(raw, len, NULL) < 0)
+		return 0;	/* filed, about to be, or never to be */
 	return store_add(in->store, known->message_id, raw, len, err);
 }
 
@@ -134,14 +121,14 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 	struct mail *m = NULL;
 	struct state_message row, parent, known;
 	struct buf why = BUF_INIT, mid = BUF_INIT;
-	int has_parent = 0, is_new = 0, found, ret = 0, act_on;
+	int has_parent = 0, is_new = 0, found, ret = 0, act_on, refused = 0;
 	int64_t report_id = 0;
 
 	memset(&parent, 0, sizeof(parent));
 	memset(&known, 0, sizeof(known));
 	if (mail_parse(raw, len, &m, &why) < 0) {
 		in->ignored++;
-		say(in, "%s: not a mail (%s): skipped", where, why.data);
+		event_log_say(&in->log, "%s: not a mail (%s): skipped", where, why.data);
 		buf_release(&why);
 		return 0;
 	}
@@ -160,7 +147,7 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 	if (found) {
 		in->duplicates++;
 		if (in->verbose)
-			say(in, "%s: <%s> is known already", where, mid.data);
+			event_log_say(&in->log, "%s: <%s> is known already", where, mid.data);
 		ret = refile(in, &known, raw, len, err);
 		goto done;
 	}
@@ -173,8 +160,17 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 	if (!report_id && !in->all) {
 		in->unrelated++;
 		if (in->verbose)
-			say(in, "%s: <%s> answers no report: skipped", where, mid.data);
+			event_log_say(&in->log, "%s: <%s> answers no report: skipped", where, mid.data);
 		goto done;
+	}
+
+	/* a mail the archive can never take is recorded under quarantine and
+	 * let go, so it never blocks the mail after it */
+	buf_reset(&why);
+	if (archive_check(raw, len, &why) < 0) {
+		free(m->quarantine);
+		m->quarantine = xstrdup(why.data);
+		refused = 1;
 	}
 
 	memset(&row, 0, sizeof(row));
@@ -200,7 +196,7 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 	} else {
 		ret = state_commit(in->st, err);
 	}
-	if (ret == 0)
+	if (ret == 0 && !refused)
 		ret = store_add(in->store, mid.data, raw, len, err);
 	if (ret == 0) {
 		in->kept++;
@@ -209,12 +205,12 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 		if (!act_on && report_id)
 			in->ignored++;
 		if (m->quarantine)
-			say(in, "%s: <%s> kept under quarantine: %s", where, mid.data, m->quarantine);
+			event_log_say(&in->log, "%s: <%s> kept under quarantine: %s", where, mid.data, m->quarantine);
 		else if (report_id)
-			say(in, "%s: <%s> kept in the thread of report %lld", where, mid.data,
+			event_log_say(&in->log, "%s: <%s> kept in the thread of report %lld", where, mid.data,
 			    (long long)report_id);
 		else if (in->verbose)
-			say(in, "%s: <%s> kept", where, mid.data);
+			event_log_say(&in->log, "%s: <%s> kept", where, mid.data);
 	}
 	free(row.in_reply_to);
 	free(row.refs);

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "eventlog.h"
 #include "config.h"
 #include "state.h"
 #include "store.h"
@@ -38,8 +39,7 @@ struct ingest {
 	struct store *store;	/* opened by the caller */
 	int all;		/* keep every mail (mirror a list) */
 	int64_t now;
-	void (*log)(void *ctx, const char *line);
-	void *log_ctx;
+	struct event_log log;		/* one line per event */
 	int verbose;		/* log every mail, not only the ones acted on */
 	/* counts */
 	size_t kept, duplicates, unrelated, ignored, quarantined, commands;

@@ -24,20 +24,6 @@ struct item {
 	int done;		/* queued, rejected or left waiting */
 };
 
-static void say(struct intake *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct intake *in, const char *fmt, ...)
-{
-	struct buf line = BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&line, fmt, ap);
-	va_end(ap);
-	if (in->log)
-		in->log(in->log_ctx, line.data);
-	buf_release(&line);
-}
-
 static void item_release(struct item *it)
 {
 	free(it->name);
@@ -55,12 +41,12 @@ static int reject(struct intake *in, struct item *it, const char *why, struct bu
 	it->done = 1;
 	in->rejected++;
 	if (!it->in_spool || in->dry_run) {
-		say(in, "refused %s: %s", it->name, why);
+		event_log_say(&in->log, "refused %s: %s", it->name, why);
 		return 0;
 	}
 	if (spool_reject(in->cfg->state, it->name, why, &where, err) < 0)
 		return -1;
-	say(in, "refused %s: %s (moved to %s)", it->name, why, where.data);
+	event_log_say(&in->log, "refused %s: %s (moved to %s)", it->name, why, where.data);
 	buf_release(&where);
 	return 0;
 }
@@ -169,7 +155,7 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 			continue;
 		}
 		group[i]->report = NULL;
-		say(in, "coalesced %s into the report of %.12s", group[i]->name, group[0]->head);
+		event_log_say(&in->log, "coalesced %s into the report of %.12s", group[i]->name, group[0]->head);
 	}
 	thread_key(&key, r, group[0]->head);
 	has_parent = state_report_find_by_thread_key(in->st, key.data, &parent, err);
@@ -206,7 +192,7 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 
 	if (in->dry_run) {
 		mboxrd_append(in->dry_mbox, from.email, in->now, out.mail.data, out.mail.len);
-		say(in, "would queue <%s> %s%s", out.message_id, has_parent ? "(follow-up) " : "",
+		event_log_say(&in->log, "would queue <%s> %s%s", out.message_id, has_parent ? "(follow-up) " : "",
 		    out.subject);
 		for (i = 0; i < n; i++)
 			group[i]->done = 1;
@@ -254,9 +240,9 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		goto done;
 	}
 	if (e == STATE_EXISTS)
-		say(in, "already in the outbox: %s", err->data);
+		event_log_say(&in->log, "already in the outbox: %s", err->data);
 	else
-		say(in, "queued report %lld <%s> %s%s", (long long)id, out.message_id,
+		event_log_say(&in->log, "queued report %lld <%s> %s%s", (long long)id, out.message_id,
 		    has_parent ? "(follow-up) " : "", out.subject);
 	in->queued++;
 	/* the outbox holds it now: only now may the spool files go */
@@ -304,7 +290,7 @@ static int take(struct intake *in, struct item *items, size_t n, int wait, struc
 			struct buf when = BUF_INIT;
 
 			date_format_rfc3339_utc(&when, group[0]->arrival + (int64_t)in->cfg->coalesce_minutes * 60);
-			say(in, "waiting until %s for more tests of %.12s (%zu file%s)", when.data,
+			event_log_say(&in->log, "waiting until %s for more tests of %.12s (%zu file%s)", when.data,
 			    group[0]->head, ng, ng == 1 ? "" : "s");
 			buf_release(&when);
 			for (j = 0; j < ng; j++)
@@ -344,7 +330,7 @@ int intake_spool(struct intake *in, struct buf *err)
 			if (!in->dry_run && spool_done(in->cfg->state, names.v[i], err) < 0)
 				ret = -1;
 			else
-				say(in, "%s was already queued as report %lld", names.v[i], (long long)report_id);
+				event_log_say(&in->log, "%s was already queued as report %lld", names.v[i], (long long)report_id);
 			continue;
 		}
 		spool_incoming_path(&path, in->cfg->state, names.v[i]);
@@ -395,7 +381,7 @@ int intake_files(struct intake *in, char *const *paths, size_t n, struct buf *er
 		if (found < 0) {
 			ret = -1;
 		} else if (found) {
-			say(in, "%s was already queued as report %lld", paths[i], (long long)report_id);
+			event_log_say(&in->log, "%s was already queued as report %lld", paths[i], (long long)report_id);
 			it->done = 1;
 		} else {
 			it->source = buf_detach(&source, NULL);

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "eventlog.h"
 #include "config.h"
 #include "render.h"
 #include "state.h"
@@ -42,9 +43,7 @@ struct intake {
 	int64_t now;
 	int dry_run;
 	struct buf *dry_mbox;		/* dry_run: the would-be mails, as mboxrd */
-	/* one line per event (queued, coalesced, waiting, rejected, ...) */
-	void (*log)(void *ctx, const char *line);
-	void *log_ctx;
+	struct event_log log;		/* one line per event */
 	size_t queued, rejected, waiting;	/* counts, for the caller */
 };
 
