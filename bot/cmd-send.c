@@ -5,10 +5,12 @@
  * --dry-run the mails it would send go to stdout as an mbox and nothing
  * changes.
  */
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +34,20 @@ static void log_line(void *ctx, const char *line)
 {
 	(void)ctx;
 	fprintf(stderr, "%s\n", line);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The throwaway state of a --dry-run without history. */
+static void remove_tree(const char *dir)
+{
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int64_t now_seconds(void)
@@ -167,19 +183,8 @@ done:
 		render_env_close(&env);
 	state_close(st);
 	state_unlock(lock);
-	if (use_tmp) {
-		struct buf cmd = BUF_INIT;
-
-		buf_addf(&cmd, "%s/state.db", tmpdir);
-		unlink(cmd.data);
-		buf_addf(&cmd, "-wal");
-		unlink(cmd.data);
-		buf_reset(&cmd);
-		buf_addf(&cmd, "%s/state.db-shm", tmpdir);
-		unlink(cmd.data);
-		buf_release(&cmd);
-		rmdir(tmpdir);
-	}
+	if (use_tmp)
+		remove_tree(tmpdir);
 	secret_free(password);
 	config_free(cfg);
 	free(files);
