@@ -11,7 +11,10 @@
 #     time) and the targets: >= 10x jinja2, < 500 µs per report;
 #  3. process level: one `perfbot render` (start-up included) with hyperfine
 #     (else a loop of 200 runs), beside `python3 -c 'import jinja2'` and one
-#     jinja2_render.py --print.
+#     jinja2_render.py --print;
+#  4. then tests/bench/send.sh (delivery over SMTP, issue 3) and
+#     tests/bench/ingest.sh (mirroring a list, issue 5), each printing its
+#     own summary.
 #
 # The reports: ../shared/examples (its make-repo.sh and cases) when ../shared
 # exists next to the repository, else the project's own tests/golden cases
@@ -188,6 +191,22 @@ if [ -z "$hf" ]; then
 	echo "process level (200 runs in a shell loop, no hyperfine):"
 	echo "  perfbot render ($name): $(( (t1 - t0) / 200000 )) µs per run"
 fi
+
+# The send and ingest benchmarks (issues 3 and 5), each with its own
+# summary; BENCH_STRICT=1 passes on to them (exit 2: a target missed).
+for b in send ingest; do
+	echo
+	set +e
+	sh "$bench/$b.sh"
+	s=$?
+	set -e
+	if [ "$s" -eq 2 ]; then
+		status=2
+	elif [ "$s" -ne 0 ]; then
+		echo "run.sh: tests/bench/$b.sh exited $s" >&2
+		exit "$s"
+	fi
+done
 if [ "$status" -eq 2 ] && [ -n "${BENCH_STRICT:-}" ]; then
 	exit 2
 fi
