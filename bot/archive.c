@@ -521,6 +521,9 @@ int archive_open_opts(const char *dir, const char *name, const char *address,
 	*out = NULL;
 	if (ident_check("name", name, err) || ident_check("address", address, err))
 		return -1;
+	/* libgit2 keeps every commit and tree written in its object cache (up
+	 * to 256 MiB): archiving a whole list must not grow with the list */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)(8 << 20));
 	a = xcalloc(1, sizeof(*a));
 	a->lock_fd = -1;
 	a->dir = xstrdup(dir);

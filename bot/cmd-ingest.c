@@ -214,6 +214,10 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 			rc = EX_TEMPFAIL;
 			goto fail;
 		}
+		/* the ack needs only the key: memory stays flat over a batch */
+		free(msg.raw);
+		msg.raw = NULL;
+		msg.len = 0;
 		if (pend.nr == pend.alloc) {
 			pend.alloc = pend.alloc ? pend.alloc * 2 : 64;
 			pend.v = realloc(pend.v, pend.alloc * sizeof(*pend.v));

@@ -19,10 +19,23 @@
 #include "xalloc.h"
 #include "banned.h"
 
+/* Prepared statements are kept for the life of the connection: preparing
+ * was a quarter of a delivery's time.  The SQL texts are string literals,
+ * so their address names them. */
+#define STATE_STMT_CACHE 48
+
+struct cached_stmt {
+	const char *sql;
+	sqlite3_stmt *s;
+	int busy;	/* handed out and not finished yet */
+};
+
 struct state {
 	sqlite3 *db;
 	char *path;		/* DIR/state.db, for messages */
 	int in_tx;		/* inside state_begin() */
+	struct cached_stmt cache[STATE_STMT_CACHE];
+	size_t nr_cache;
 };
 
 struct state_lock {
@@ -201,25 +214,50 @@ static int exec_sql(struct state *st, const char *sql, struct buf *err)
 struct stmt {
 	struct state *st;
 	sqlite3_stmt *s;
+	struct cached_stmt *cached;	/* where s is kept, or NULL */
 	int next;	/* the next parameter index */
 	int rc;		/* the first failing bind's code, or SQLITE_OK */
 };
 
 static int stmt_prepare(struct state *st, struct stmt *q, const char *sql, struct buf *err)
 {
+	size_t i;
+
 	q->st = st;
 	q->next = 1;
 	q->rc = SQLITE_OK;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &q->s, NULL) != SQLITE_OK) {
+	q->cached = NULL;
+	for (i = 0; i < st->nr_cache; i++) {
+		if (st->cache[i].sql == sql && !st->cache[i].busy) {
+			q->cached = &st->cache[i];
+			q->cached->busy = 1;
+			q->s = q->cached->s;
+			return 0;
+		}
+	}
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &q->s, NULL) != SQLITE_OK) {
 		q->s = NULL;
 		return db_fail(st, err, "cannot prepare a statement");
+	}
+	if (st->nr_cache < STATE_STMT_CACHE) {
+		q->cached = &st->cache[st->nr_cache++];
+		q->cached->sql = sql;
+		q->cached->s = q->s;
+		q->cached->busy = 1;
 	}
 	return 0;
 }
 
 static void stmt_finish(struct stmt *q)
 {
-	sqlite3_finalize(q->s);
+	if (q->cached) {
+		sqlite3_reset(q->s);
+		sqlite3_clear_bindings(q->s);
+		q->cached->busy = 0;
+		q->cached = NULL;
+	} else {
+		sqlite3_finalize(q->s);
+	}
 	q->s = NULL;
 }
 
@@ -411,7 +449,7 @@ static int schema_version(struct state *st, int64_t *version, struct buf *err)
 /* Applies the migrations the database lacks, each in one transaction. */
 static int schema_migrate(struct state *st, struct buf *err)
 {
-	int64_t v, want;
+	int64_t v = 0, want;
 
 	for (want = 1; want <= STATE_SCHEMA_VERSION; want++) {
 		struct stmt q;
@@ -515,6 +553,8 @@ void state_close(struct state *st)
 	if (!st)
 		return;
 	state_rollback(st);
+	for (size_t i = 0; i < st->nr_cache; i++)
+		sqlite3_finalize(st->cache[i].s);
 	sqlite3_close_v2(st->db);
 	free(st->path);
 	free(st);
