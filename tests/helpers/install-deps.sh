@@ -11,7 +11,7 @@ set -eu
 what=${1:-test}
 build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev libsasl2-modules"
 test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox git-email libmailtools-perl mutt swaks openssl procps"
-bench="$test python3-jinja2 hyperfine notmuch"
+bench="$test python3-jinja2 hyperfine notmuch lei"
 case $what in
 build) pkgs=$build ;;
 test) pkgs=$test ;;
