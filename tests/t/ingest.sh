@@ -10,6 +10,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
+. "$top/tests/helpers/tlib.sh"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"	# Postfix and Dovecot run as other users
 pass=0
@@ -21,13 +22,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 [ -n "${KEEP:-}" ] || trap cleanup EXIT
-ok() { echo "ok $*"; pass=$((pass + 1)); }
-not_ok() { echo "not ok $*"; fail=$((fail + 1)); }
-check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 for tool in postfix dovecot mutt "$(git --exec-path)/git-send-email"; do
 	if ! command -v "$tool" >/dev/null; then
@@ -53,14 +47,6 @@ mkdir -p "$HOME"
 config() { # STATE: a configuration sending to the Postfix
 	sed -e "s|@REPO@|$tmp/repo|" -e "s|@STATE@|$1|" "$top/tests/golden/config"
 	printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n' "$pf_port"
-}
-transactions() {
-	cat "$maildir"/new/* 2>/dev/null | sed -n 's/.*with ESMTP id \([0-9A-F]*\).*/\1/p' | sort -u | wc -l
-}
-wait_mail() {
-	i=0
-	while [ "$(transactions)" -lt "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	sleep 0.3
 }
 
 # 1. the report

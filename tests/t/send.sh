@@ -7,6 +7,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
+. "$top/tests/helpers/tlib.sh"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"	# Postfix and Dovecot run as other users: they must reach their folders
 pass=0
@@ -19,18 +20,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 [ -n "${KEEP:-}" ] || trap cleanup EXIT
-
-ok() { echo "ok $*"; pass=$((pass + 1)); }
-not_ok() { echo "not ok $*"; fail=$((fail + 1)); }
-check() { # NAME COMMAND...: ok when COMMAND succeeds
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
 
 if [ "$(id -u)" -ne 0 ] || ! command -v postfix >/dev/null; then
 	echo "skip: send.sh needs root and Postfix (sh tests/helpers/install-deps.sh test)"
@@ -52,23 +41,6 @@ config() {
 	printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n\ttimeout = 3\n' "$port"
 	printf '[perfbot]\n\tcoalesceMinutes = 30\n\tretryMinutes = 5\n'
 	for line in "$@"; do printf '\t%s\n' "$line"; done
-}
-
-# transactions: how many SMTP transactions Postfix accepted and delivered
-# (it delivers one file per recipient; the queue id tells them apart)
-transactions() {
-	cat "$maildir"/new/* 2>/dev/null | sed -n 's/.*with ESMTP id \([0-9A-F]*\).*/\1/p' | sort -u | wc -l
-}
-
-# wait_mail N: until N transactions are delivered (Postfix delivers async)
-wait_mail() {
-	i=0
-	while [ "$(transactions)" -lt "$1" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	sleep 0.3	# the other recipients' copies of the last one
-	[ "$(transactions)" -ge "$1" ]
 }
 
 # strip_postfix FILE: the message without the headers Postfix adds
@@ -93,7 +65,6 @@ PY
 }
 
 status_json() { "$perfbot" --config "$1" status --json; }
-jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 now=1772000000   # 2026-02-25T06:13:20Z, pinned for every run
 export PERFBOT_NOW=$now

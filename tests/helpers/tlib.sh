@@ -1,0 +1,40 @@
+# tlib.sh: shared pieces of the shell tests in tests/t (sourced, not run).
+# The sourcing script sets pass=0 and fail=0 first, and $maildir before it
+# uses transactions or wait_mail.
+
+ok() { echo "ok $*"; pass=$((pass + 1)); }
+not_ok() { echo "not ok $*"; fail=$((fail + 1)); }
+
+# check NAME COMMAND...: ok when COMMAND succeeds
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# jq_py EXPR: EXPR of the JSON on stdin (as d), printed by python3.
+jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+# How many SMTP transactions the private Postfix (tests/helpers/postfix.sh)
+# delivered into $maildir: it writes one file per recipient, and the queue
+# id in the first Received: header tells the transactions apart.
+transactions() {
+	cat "$maildir"/new/* 2>/dev/null | sed -n 's/.*with ESMTP id \([0-9A-F]*\).*/\1/p' | sort -u | wc -l
+}
+
+# wait_mail N: until N transactions are delivered (Postfix delivers
+# asynchronously), at most 10 s.
+wait_mail() {
+	i=0
+	while [ "$(transactions)" -lt "$1" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.3	# the other recipients' copies of the last one
+	[ "$(transactions)" -ge "$1" ]
+}
