@@ -16,7 +16,7 @@
 struct maildir {
 	char *dir;
 	int new_fd, cur_fd;
-	char **names;		/* from new/, sorted */
+	char **names;		/* from new/, in delivery order */
 	size_t nr, alloc, next;
 };
 
@@ -32,9 +32,42 @@ static int open_subdir(const char *dir, const char *sub, int *fd, struct buf *er
 	return *fd < 0 ? -1 : 0;
 }
 
-static int name_cmp(const void *a, const void *b)
+/* A name in new/ and when it was delivered. */
+struct arrival {
+	char *name;
+	struct timespec when;
+};
+
+/* Delivery order, then name: a reply is read after the mail it answers
+ * when both wait in new/ (names alone order mails of one second by inode
+ * or host, not by time). */
+static int arrival_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct arrival *x = a, *y = b;
+
+	if (x->when.tv_sec != y->when.tv_sec)
+		return x->when.tv_sec < y->when.tv_sec ? -1 : 1;
+	if (x->when.tv_nsec != y->when.tv_nsec)
+		return x->when.tv_nsec < y->when.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void sort_by_arrival(struct maildir *md)
+{
+	struct arrival *v = xcalloc(md->nr, sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < md->nr; i++) {
+		struct stat sb;
+
+		v[i].name = md->names[i];
+		if (fstatat(md->new_fd, v[i].name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			v[i].when = sb.st_mtim;
+	}
+	qsort(v, md->nr, sizeof(*v), arrival_cmp);
+	for (i = 0; i < md->nr; i++)
+		md->names[i] = v[i].name;
+	free(v);
 }
 
 static int list_new(struct maildir *md, struct buf *err)
@@ -71,7 +104,7 @@ static int list_new(struct maildir *md, struct buf *err)
 	}
 	closedir(d);
 	if (md->nr > 1)
-		qsort(md->names, md->nr, sizeof(*md->names), name_cmp);
+		sort_by_arrival(md);
 	return 0;
 }
 

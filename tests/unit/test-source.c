@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -610,6 +611,15 @@ static void list_dir(const char *dir, struct buf *out)
 	buf_release(&cmd);
 }
 
+/* Gives path a fixed mtime: new/ is read in delivery order (mtime) then
+ * by name, so files of one instant are read by name. */
+static void set_mtime(const char *path, time_t t)
+{
+	struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
 static void maildir_takes_new_mail_into_cur(void **state)
 {
 	const char *dir = tmp_path(0, "md1");
@@ -620,6 +630,9 @@ static void maildir_takes_new_mail_into_cur(void **state)
 	write_file(tmp_path(1, "md1/new/1700000002.M2.host"), "B: 2\n\ntwo\n", 10);
 	write_file(tmp_path(1, "md1/new/1700000001.M1.host"), "A: 1\n\none\n", 10);
 	write_file(tmp_path(1, "md1/new/1700000003.M3.host:2,S"), "C: 3\n\n", 6);
+	set_mtime(tmp_path(1, "md1/new/1700000002.M2.host"), 1700000000);
+	set_mtime(tmp_path(1, "md1/new/1700000001.M1.host"), 1700000000);
+	set_mtime(tmp_path(1, "md1/new/1700000003.M3.host:2,S"), 1700000000);
 	write_file(tmp_path(1, "md1/tmp/1700000004.M4.host"), "D: 4\n\n", 6);
 	write_file(tmp_path(1, "md1/cur/1700000000.M0.host:2,S"), "E: 0\n\n", 6);
 
@@ -666,6 +679,24 @@ static void maildir_skips_what_is_not_mail(void **state)
 	assert_true(exists(tmp_path(1, "md2/new/.hidden")));
 	assert_true(exists(tmp_path(1, "md2/new/alink")));
 	assert_true(exists(tmp_path(1, "md2/new/afifo")));
+	buf_release(&got);
+}
+
+/* Delivery order wins over names: a reply delivered after the mail it
+ * answers is read after it, whatever the names. */
+static void maildir_reads_in_delivery_order(void **state)
+{
+	const char *dir = tmp_path(0, "md5");
+	struct buf got = BUF_INIT;
+
+	(void)state;
+	make_maildir(dir);
+	write_file(tmp_path(1, "md5/new/a-reply"), "R: 1\n\n", 6);
+	write_file(tmp_path(1, "md5/new/b-report"), "P: 1\n\n", 6);
+	set_mtime(tmp_path(1, "md5/new/b-report"), 1700000001);
+	set_mtime(tmp_path(1, "md5/new/a-reply"), 1700000002);
+	read_maildir(dir, 0, &got);
+	assert_string_equal(got.data, "b-report=P: 1\n\n|a-reply=R: 1\n\n");
 	buf_release(&got);
 }
 
@@ -728,6 +759,9 @@ static void maildir_errors(void **state)
 	/* A file that vanished between listing and reading is skipped. */
 	write_file(tmp_path(1, "md4/new/a"), "A: 1\n\n", 6);
 	write_file(tmp_path(1, "md4/new/b"), "B: 1\n\n", 6);
+	set_mtime(tmp_path(1, "md4/new/kept"), 1700000002);	/* after a and b */
+	set_mtime(tmp_path(1, "md4/new/a"), 1700000001);
+	set_mtime(tmp_path(1, "md4/new/b"), 1700000001);
 	assert_int_equal(source_open_maildir(dir, &s, &err), 0);
 	assert_int_equal(unlink(tmp_path(1, "md4/new/a")), 0);
 	assert_int_equal(source_next(s, &msg, &err), 1);
@@ -1012,6 +1046,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(mbox_fingerprint_sees_both_ends),
 		cmocka_unit_test(maildir_takes_new_mail_into_cur),
 		cmocka_unit_test(maildir_skips_what_is_not_mail),
+		cmocka_unit_test(maildir_reads_in_delivery_order),
 		cmocka_unit_test(maildir_flags_oversized_mail),
 		cmocka_unit_test(maildir_errors),
 		cmocka_unit_test(fd_reads_one_message),
