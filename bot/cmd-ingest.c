@@ -21,6 +21,7 @@
 #include "source.h"
 #include "state.h"
 #include "store.h"
+#include "xalloc.h"
 #include "banned.h"
 
 static const char usage_text[] =
@@ -218,15 +219,7 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 		free(msg.raw);
 		msg.raw = NULL;
 		msg.len = 0;
-		if (pend.nr == pend.alloc) {
-			pend.alloc = pend.alloc ? pend.alloc * 2 : 64;
-			pend.v = realloc(pend.v, pend.alloc * sizeof(*pend.v));
-			if (!pend.v) {
-				err_set(&err, "out of memory");
-				rc = EX_OSERR;
-				goto fail;
-			}
-		}
+		ALLOC_GROW(pend.v, pend.nr + 1, pend.alloc);
 		pend.v[pend.nr++] = msg;
 		if (pend.nr >= INGEST_BATCH && flush(&in, src, &pend, st, key.len ? key.data : NULL, &err) < 0) {
 			rc = EX_TEMPFAIL;

@@ -16,6 +16,7 @@
 #include "message.h"
 #include "render.h"
 #include "report.h"
+#include "xalloc.h"
 #include "banned.h"
 
 static const char usage_text[] =
@@ -55,8 +56,8 @@ static char *strip_angles(const char *id)
 	size_t n = strlen(id);
 
 	if (n >= 2 && id[0] == '<' && id[n - 1] == '>')
-		return strndup(id + 1, n - 2);
-	return strdup(id);
+		return xstrndup(id + 1, n - 2);
+	return xstrdup(id);
 }
 
 int cmd_render(int argc, char **argv, const struct cmd_options *opts)

@@ -21,6 +21,7 @@
 #include "render.h"
 #include "secret.h"
 #include "state.h"
+#include "xalloc.h"
 #include "banned.h"
 
 static const char usage_text[] =
@@ -72,7 +73,7 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	char tmpdir[] = "/tmp/perfbot-dry-XXXXXX";
 	int dry_run = 0, env_open = 0, use_tmp = 0, rc = 0, i, nfiles = 0, e;
 
-	files = calloc((size_t)argc, sizeof(*files));
+	files = xcalloc((size_t)argc, sizeof(*files));
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage_text, stdout);

@@ -17,6 +17,7 @@
 #include "state.h"
 #include "thread.h"
 #include "value.h"
+#include "xalloc.h"
 #include "banned.h"
 
 static const char usage_text[] =
@@ -46,7 +47,7 @@ static int find_root(struct state *st, const char *id, char **root, int64_t *rep
 		*report_id = r.thread_id ? r.thread_id : r.id;
 		state_report_release(&r);
 	} else {
-		mid = len >= 2 && id[0] == '<' && id[len - 1] == '>' ? strndup(id + 1, len - 2) : strdup(id);
+		mid = len >= 2 && id[0] == '<' && id[len - 1] == '>' ? xstrndup(id + 1, len - 2) : xstrdup(id);
 		e = state_message_find(st, mid, &m, err);
 		free(mid);
 		if (e <= 0)
@@ -59,7 +60,7 @@ static int find_root(struct state *st, const char *id, char **root, int64_t *rep
 	e = state_report_get(st, *report_id, &r, err);
 	if (e <= 0)
 		return e < 0 ? -1 : err_set(err, "report %lld is gone", (long long)*report_id);
-	*root = strdup(r.message_id);
+	*root = xstrdup(r.message_id);
 	state_report_release(&r);
 	return 0;
 }
