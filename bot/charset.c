@@ -6,6 +6,7 @@
 
 #include "charset.h"
 #include "header.h"
+#include "mime.h"
 #include "banned.h"
 
 /* Windows-1252 0x80..0x9f; 0 marks the five bytes it leaves undefined. */
@@ -386,21 +387,6 @@ static int hex_value(char c)
 	return -1;
 }
 
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
 /* The bytes of w's text; -1 when it is not valid Q or B. */
 static int word_bytes(const struct word *w, struct buf *raw)
 {
@@ -428,7 +414,7 @@ static int word_bytes(const struct word *w, struct buf *raw)
 		int bits = 0;
 
 		for (i = 0; i < w->text_len && w->text[i] != '='; i++) {
-			int v = b64_value(w->text[i]);
+			int v = mime_base64_value((unsigned char)w->text[i]);
 
 			if (v < 0)
 				return -1;

@@ -281,7 +281,7 @@ long mime_decode_qp(const char *in, size_t len, struct buf *out)
 	return bad;
 }
 
-static int b64_value(unsigned char c)
+int mime_base64_value(unsigned char c)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c - 'A';
@@ -307,7 +307,7 @@ long mime_decode_base64(const char *in, size_t len, struct buf *out)
 		return -1;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)in[i];
-		int v = b64_value(c);
+		int v = mime_base64_value(c);
 
 		if (v < 0) {
 			if (c == '=') {

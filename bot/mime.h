@@ -72,6 +72,9 @@ enum mime_encoding {
  * space ignored); NULL means absent. */
 enum mime_encoding mime_encoding_of(const char *body);
 
+/* The value of one base64 character (A-Z a-z 0-9 + /), else -1. */
+int mime_base64_value(unsigned char c);
+
 /*
  * Transfer decoders, lenient as mail readers are.  Quoted-printable: "=XX"
  * (either case) is the byte, "=" at a line end (trailing white space
