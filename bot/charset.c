@@ -376,17 +376,6 @@ static int word_at(const char *s, size_t n, struct word *w)
 	return 1;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The bytes of w's text; -1 when it is not valid Q or B. */
 static int word_bytes(const struct word *w, struct buf *raw)
 {
@@ -400,8 +389,8 @@ static int word_bytes(const struct word *w, struct buf *raw)
 			if (c == '_') {
 				buf_addc(raw, ' ');
 			} else if (c == '=' && i + 2 < w->text_len &&
-				   (hi = hex_value(w->text[i + 1])) >= 0 &&
-				   (lo = hex_value(w->text[i + 2])) >= 0) {
+				   (hi = mime_hex_value(w->text[i + 1])) >= 0 &&
+				   (lo = mime_hex_value(w->text[i + 2])) >= 0) {
 				buf_addc(raw, (char)(hi << 4 | lo));
 				i += 2;
 			} else {

@@ -419,11 +419,27 @@ static int uid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* UID SEARCH UID set (taking set, which may be NULL after an allocation
+ * failure); *result is the server's list of UIDs. */
+static int uid_search(struct imap *im, struct mailimap_set *set, clist **result, struct buf *err)
+{
+	struct mailimap_search_key *key = set ? mailimap_search_key_new_uid(set) : NULL;
+	int r;
+
+	if (!key) {
+		mailimap_set_free(set);
+		return err_set(err, "imap: out of memory in libetpan");
+	}
+	r = mailimap_uid_search(im->session, NULL, key, result);
+	mailimap_search_key_free(key);
+	if (r != MAILIMAP_NO_ERROR)
+		return server_fail(im, r, "UID SEARCH", err);
+	return 0;
+}
+
 int imap_search_after(struct imap *im, uint32_t last, uint32_t **uids, size_t *nr,
 		      struct buf *err)
 {
-	struct mailimap_search_key *key;
-	struct mailimap_set *set;
 	clist *result = NULL;
 	clistiter *cur;
 	uint32_t *v = NULL;
@@ -436,16 +452,9 @@ int imap_search_after(struct imap *im, uint32_t last, uint32_t **uids, size_t *n
 		return lost(im, err);
 	if (last == UINT32_MAX)
 		return 0;
-	set = mailimap_set_new_interval(last + 1, 0);	/* 0 is "*" */
-	key = set ? mailimap_search_key_new_uid(set) : NULL;
-	if (!key) {
-		mailimap_set_free(set);
-		return err_set(err, "imap: out of memory in libetpan");
-	}
-	r = mailimap_uid_search(im->session, NULL, key, &result);
-	mailimap_search_key_free(key);
-	if (r != MAILIMAP_NO_ERROR)
-		return server_fail(im, r, "UID SEARCH", err);
+	r = uid_search(im, mailimap_set_new_interval(last + 1, 0), &result, err);	/* 0 is "*" */
+	if (r < 0)
+		return r;
 	for (cur = clist_begin(result); cur; cur = clist_next(cur)) {
 		uint32_t uid = *(uint32_t *)clist_content(cur);
 
@@ -563,7 +572,6 @@ static int check_missing(struct imap *im, struct imap_message *v, size_t nr,
 			 struct buf *err)
 {
 	struct imap_message *miss = xcalloc(nr ? nr : 1, sizeof(*miss));
-	struct mailimap_search_key *key = NULL;
 	struct mailimap_set *set;
 	clist *result = NULL;
 	size_t i, n = 0;
@@ -578,15 +586,9 @@ static int check_missing(struct imap *im, struct imap_message *v, size_t nr,
 	}
 	set = uid_set(miss, n);
 	free(miss);
-	key = set ? mailimap_search_key_new_uid(set) : NULL;
-	if (!key) {
-		mailimap_set_free(set);
-		return err_set(err, "imap: out of memory in libetpan");
-	}
-	r = mailimap_uid_search(im->session, NULL, key, &result);
-	mailimap_search_key_free(key);
-	if (r != MAILIMAP_NO_ERROR)
-		return server_fail(im, r, "UID SEARCH", err);
+	r = uid_search(im, set, &result, err);
+	if (r < 0)
+		return r;
 	r = 0;
 	if (clist_begin(result)) {
 		uint32_t uid = *(uint32_t *)clist_content(clist_begin(result));

@@ -245,24 +245,6 @@ static int header_read(struct mail *m, const char *raw, size_t len, struct heade
 
 /* ---- ids ---- */
 
-/* Skips a comment at p ('('), nested, with quoted pairs; returns the
- * position after it (the end of s when unterminated). */
-static const char *skip_comment(const char *p)
-{
-	size_t depth = 0;
-
-	for (; *p; p++) {
-		if (*p == '\\' && p[1]) {
-			p++;
-		} else if (*p == '(') {
-			depth++;
-		} else if (*p == ')' && !--depth) {
-			return p + 1;
-		}
-	}
-	return p;
-}
-
 static void add_line(struct buf *problems, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -290,7 +272,7 @@ static int id_clean(const char *in, size_t n, struct buf *id)
 	end = tmp.data + tmp.len;
 	while (p < end) {
 		if (*p == '(') {
-			p = skip_comment(p);
+			p = mime_skip_comment(p);
 			continue;
 		}
 		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
@@ -320,7 +302,7 @@ void mail_ids_parse(const char *field, const char *body, char ***ids, size_t *nr
 		const char *close;
 
 		if (*p == '(') {
-			p = skip_comment(p);
+			p = mime_skip_comment(p);
 			continue;
 		}
 		if (*p == '"') {
@@ -389,7 +371,7 @@ static size_t tokenize(const char *s, struct token **out)
 			continue;
 		}
 		if (*s == '(') {
-			const char *end = skip_comment(s);
+			const char *end = mime_skip_comment(s);
 
 			tok.kind = T_COMMENT;
 			tok.p = s + 1;

@@ -47,25 +47,30 @@ static int is_token_char(unsigned char c)
 
 /* Skips white space and (nested) comments; an unterminated comment runs
  * to the end. */
+const char *mime_skip_comment(const char *p)
+{
+	size_t depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')' && !--depth) {
+			return p + 1;
+		}
+	}
+	return p;
+}
+
 static const char *skip_cfws(const char *p)
 {
 	for (;;) {
-		size_t depth = 0;
-
 		while (is_wsp(*p))
 			p++;
 		if (*p != '(')
 			return p;
-		for (; *p; p++) {
-			if (*p == '\\' && p[1]) {
-				p++;
-			} else if (*p == '(') {
-				depth++;
-			} else if (*p == ')' && !--depth) {
-				p++;
-				break;
-			}
-		}
+		p = mime_skip_comment(p);
 	}
 }
 
@@ -231,7 +236,7 @@ enum mime_encoding mime_encoding_of(const char *body)
 
 /* ---- transfer decoding ---- */
 
-static int hex_value(char c)
+int mime_hex_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -258,8 +263,8 @@ long mime_decode_qp(const char *in, size_t len, struct buf *out)
 			continue;
 		}
 		buf_add(out, in + start, i - start);
-		if (i + 2 < len && (hi = hex_value(in[i + 1])) >= 0 &&
-		    (lo = hex_value(in[i + 2])) >= 0) {
+		if (i + 2 < len && (hi = mime_hex_value(in[i + 1])) >= 0 &&
+		    (lo = mime_hex_value(in[i + 2])) >= 0) {
 			buf_addc(out, (char)(hi << 4 | lo));
 			start = i += 3;
 			continue;

@@ -72,6 +72,14 @@ enum mime_encoding {
  * space ignored); NULL means absent. */
 enum mime_encoding mime_encoding_of(const char *body);
 
+/* The value of one hex digit (either case), else -1. */
+int mime_hex_value(char c);
+
+/* Skips an RFC 5322 comment at p ('('), nested, with quoted pairs;
+ * returns the position after it (the end of the string when it is not
+ * closed).  Bounded by the string's length. */
+const char *mime_skip_comment(const char *p);
+
 /* The value of one base64 character (A-Z a-z 0-9 + /), else -1. */
 int mime_base64_value(unsigned char c);
 

@@ -205,6 +205,19 @@ int source_open_maildir(const char *dir, struct source **out, struct buf *err)
 	return 0;
 }
 
+/* Fills msg from what was read into s->scratch: its bytes, or only its
+ * size when it is larger than SOURCE_MAX_MESSAGE.  Returns 1. */
+static int msg_from_scratch(struct source *s, struct source_msg *msg, const char *key, size_t size)
+{
+	msg->key = xstrdup(key);
+	msg->size = size;
+	if (size > SOURCE_MAX_MESSAGE)
+		msg->oversized = 1;
+	else
+		msg->raw = buf_detach(&s->scratch, &msg->len);
+	return 1;
+}
+
 static int next_maildir(struct source *s, struct source_msg *msg, struct buf *err)
 {
 	const char *name;
@@ -214,13 +227,7 @@ static int next_maildir(struct source *s, struct source_msg *msg, struct buf *er
 	r = maildir_next(s->maildir, &name, &s->scratch, SOURCE_MAX_MESSAGE, &size, err);
 	if (r <= 0)
 		return r;
-	msg->key = xstrdup(name);
-	msg->size = size;
-	if (size > SOURCE_MAX_MESSAGE)
-		msg->oversized = 1;
-	else
-		msg->raw = buf_detach(&s->scratch, &msg->len);
-	return 1;
+	return msg_from_scratch(s, msg, name, size);
 }
 
 /* mbox */
@@ -474,13 +481,7 @@ static int next_fd(struct source *s, struct source_msg *msg, struct buf *err)
 			buf_release(&s->scratch);
 	}
 	s->fd_done = 1;
-	msg->key = xstrdup("-");
-	msg->size = size;
-	if (size > SOURCE_MAX_MESSAGE)
-		msg->oversized = 1;
-	else
-		msg->raw = buf_detach(&s->scratch, &msg->len);
-	return 1;
+	return msg_from_scratch(s, msg, "-", size);
 }
 
 /* All */

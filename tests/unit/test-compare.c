@@ -219,6 +219,24 @@ static void compare_percent_is_absolute_one_decimal(void **state)
 	buf_release(&out);
 }
 
+/* A value column must be exactly what report-format.md's printf gives. */
+static void check_value(double v)
+{
+	struct buf got = BUF_INIT;
+	char want[64];
+
+	compare_format_value(&got, v);
+	if (fabs(v) < 1000)
+		snprintf(want, sizeof(want), "%10.2f", v);
+	else if (fabs(v) > 100000000)
+		snprintf(want, sizeof(want), "%10.4g", v);
+	else
+		snprintf(want, sizeof(want), "%10lld", (long long)v);
+	if (strcmp(got.data, want))
+		fail_msg("value %.17g: got '%s', printf '%s'", v, got.data, want);
+	buf_release(&got);
+}
+
 /* The columns are written without printf where that is safe: they must
  * still be exactly what printf gives, for any value. */
 static void compare_numbers_equal_printf(void **state)
@@ -239,32 +257,14 @@ static void compare_numbers_equal_printf(void **state)
 		v = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * 2 * mag;
 		if (i % 7 == 0)	/* values on and near printf's ties */
 			v = (double)((long long)(x % 2000000) - 1000000) / 200.0 + (i % 3 ? 0 : 0.005);
-		compare_format_value(&got, v);
-		if (fabs(v) < 1000)
-			snprintf(want, sizeof(want), "%10.2f", v);
-		else if (fabs(v) > 100000000)
-			snprintf(want, sizeof(want), "%10.4g", v);
-		else
-			snprintf(want, sizeof(want), "%10lld", (long long)v);
-		if (strcmp(got.data, want))
-			fail_msg("value %.17g: got '%s', printf '%s'", v, got.data, want);
-		buf_reset(&got);
+		check_value(v);
 		compare_format_change(&got, "perf-profile.x", v);
 		snprintf(want, sizeof(want), "%+10.1f  ", v);
 		if (strcmp(got.data, want))
 			fail_msg("change %.17g: got '%s', printf '%s'", v, got.data, want);
 		if (i % 11 == 0)	/* ties of %.4g */
 			v = (double)((long long)(x % 20000) - 10000) * 5e5 + (i % 2 ? 0 : 5e4);
-		buf_reset(&got);
-		compare_format_value(&got, v);
-		if (fabs(v) < 1000)
-			snprintf(want, sizeof(want), "%10.2f", v);
-		else if (fabs(v) > 100000000)
-			snprintf(want, sizeof(want), "%10.4g", v);
-		else
-			snprintf(want, sizeof(want), "%10lld", (long long)v);
-		if (strcmp(got.data, want))
-			fail_msg("value %.17g: got '%s', printf '%s'", v, got.data, want);
+		check_value(v);
 		if (fabs(v) < 100000) {
 			buf_reset(&got);
 			compare_format_change(&got, "x.y", v);
