@@ -26,7 +26,7 @@ endif
 TEMPLATE_DIR ?= $(CURDIR)/templates
 override CPPFLAGS += -DPERFBOT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
 
-LIBS_PC := jansson libgit2 sqlite3 gnutls
+LIBS_PC := jansson libgit2 sqlite3 gnutls zlib
 override CFLAGS += $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -letpan -lm
 

@@ -13,12 +13,11 @@
 #include <unistd.h>
 
 #include <git2.h>
-#include <git2/sys/mempack.h>
-#include <git2/sys/odb_backend.h>
 
 #include "archive.h"
 #include "date.h"
 #include "header.h"
+#include "pack.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -26,7 +25,6 @@
 #define LOCK_POLL_MS 50
 #define LOOSE_SAMPLE 2048	/* loose objects counted before the rest is estimated */
 #define EPOCH_MAX_NR 9999	/* highest epoch number this writer makes or reads */
-#define MEMPACK_PRIORITY 999	/* above the loose and pack backends: writes go to memory */
 
 /* What public-inbox writes into a new epoch's config (Import.pm's
  * init_bare, then MultiGit's epoch_cfg_set), so that its tools treat our
@@ -70,10 +68,9 @@ struct archive {
 	unsigned epoch;		/* the N of git/N.git being written */
 	git_repository *repo;	/* that epoch */
 	git_odb *odb;
-	git_odb_backend *mempack;	/* new objects, until pack_flush(); owned by odb */
-	git_oid *pending;	/* commits in the mempack */
-	size_t nr_pending, alloc_pending;
-	size_t pending_bytes;	/* message bytes in the mempack */
+	char *pack_dir;		/* its objects/pack */
+	struct pack *pack;	/* new objects, until pack_flush() */
+	size_t pending_bytes;	/* message bytes in the pack */
 	git_oid head;		/* its master, as read or last moved */
 	int has_head;
 	git_oid tip;		/* its newest commit, maybe not yet on master */
@@ -197,10 +194,12 @@ static int remove_leftovers(const char *gitdir, struct buf *err)
 }
 
 /*
- * Removes from objects/pack what libgit2's indexer leaves when killed:
- * its temporary pack (pack_git2_*), a half-written index (*.lock) and an
- * index whose pack was not yet renamed into place (it writes pack-X.idx
- * before pack-X.pack).  Their objects were never on master.
+ * Removes from objects/pack what a killed writer leaves: pack_write()'s
+ * temporary files (tmp_pack_*, tmp_idx_*), and, from perfbot before
+ * 2026-12, libgit2's indexer's: its temporary pack (pack_git2_*), a
+ * half-written index (*.lock) and an index whose pack was not yet renamed
+ * into place (it wrote pack-X.idx before pack-X.pack).  Their objects were
+ * never on master.
  */
 static int packdir_clean(const char *epoch, struct buf *err)
 {
@@ -218,7 +217,8 @@ static int packdir_clean(const char *epoch, struct buf *err)
 	while ((e = readdir(d))) {
 		const char *n = e->d_name;
 		size_t l = strlen(n);
-		int stale = !strncmp(n, "pack_git2_", 10) || (l > 5 && !strcmp(n + l - 5, ".lock"));
+		int stale = !strncmp(n, "pack_git2_", 10) || pack_is_temporary(n) ||
+			    (l > 5 && !strcmp(n + l - 5, ".lock"));
 
 		if (!stale && l > 9 && !strncmp(n, "pack-", 5) && !strcmp(n + l - 4, ".idx")) {
 			buf_reset(&pack);
@@ -388,47 +388,23 @@ static uint64_t epoch_size(const char *path)
 /* Closes the epoch being written; objects not yet packed are dropped. */
 static void epoch_close(struct archive *a)
 {
-	git_odb_free(a->odb);	/* frees the mempack too */
+	git_odb_free(a->odb);
 	git_repository_free(a->repo);
+	pack_free(a->pack);
+	free(a->pack_dir);
 	a->odb = NULL;
-	a->mempack = NULL;
 	a->repo = NULL;
-	a->nr_pending = 0;
+	a->pack = NULL;
+	a->pack_dir = NULL;
 	a->pending_bytes = 0;
 }
 
 /*
- * Opens epoch n (which exists) for writing: its repository, its master,
- * and its ODB with an in-memory backend in front, so that new objects
- * reach the disk as one pack per batch (pack_flush()), synced with a few
- * fsync() calls rather than two for each loose object.
+ * Opens epoch n (which exists) for writing: its repository, its master
+ * and an empty pack in memory, which pack_flush() writes out once per
+ * batch (pack.h), synced with a few fsync() calls rather than two for each
+ * loose object.
  */
-/*
- * Mail barely deltifies (3.5% of a pack), but libgit2's delta search was
- * 70% of archiving.  libgit2 1.5 has no switch for it; its packbuilder
- * takes the size above which it skips the search from pack.deltaCacheSize
- * (meant to be pack.bigFileThreshold), so setting that key to 1 in the
- * epoch's config writes packs without deltas.  For git itself the key only
- * bounds a cache of `git repack`, so the epoch stays an ordinary repository;
- * should libgit2 read the right key one day, packs simply get deltas again.
- */
-static int packs_without_deltas(git_repository *repo, const char *path, struct buf *err)
-{
-	git_config *cfg = NULL, *local = NULL;
-	int64_t v;
-	int r = 0;
-
-	if (git_repository_config(&cfg, repo) < 0)
-		return git_fail(err, path);
-	if (git_config_get_int64(&v, cfg, "pack.deltacachesize") < 0 &&
-	    (git_config_open_level(&local, cfg, GIT_CONFIG_LEVEL_LOCAL) < 0 ||
-	     git_config_set_int64(local, "pack.deltaCacheSize", 1) < 0))
-		r = git_fail(err, path);
-	git_config_free(local);
-	git_config_free(cfg);
-	return r;
-}
-
 static int epoch_open(struct archive *a, unsigned n, struct buf *err)
 {
 	char *path = epoch_path(a, n);
@@ -451,18 +427,16 @@ static int epoch_open(struct archive *a, unsigned n, struct buf *err)
 		sys_fail(err, "cannot remove the stale", lock.data);
 		goto out;
 	}
-	if (packdir_clean(path, err) || packs_without_deltas(a->repo, path, err))
+	if (packdir_clean(path, err))
 		goto out;
-	if (git_repository_odb(&a->odb, a->repo) < 0 || git_mempack_new(&a->mempack) < 0) {
+	if (git_repository_odb(&a->odb, a->repo) < 0) {
 		git_fail(err, path);
 		goto out;
 	}
-	if (git_odb_add_backend(a->odb, a->mempack, MEMPACK_PRIORITY) < 0) {
-		a->mempack->free(a->mempack);
-		a->mempack = NULL;
-		git_fail(err, path);
+	a->pack = pack_new();
+	a->pack_dir = path_join(path, "objects/pack");
+	if (mkdir_once(a->pack_dir, err))
 		goto out;
-	}
 	e = git_reference_name_to_id(&a->head, a->repo, MASTER);
 	if (e == GIT_ENOTFOUND) {
 		a->has_head = 0;
@@ -606,7 +580,6 @@ void archive_close(struct archive *a)
 	free(a->dir);
 	free(a->ident);
 	free(a->fields);
-	free(a->pending);
 	buf_release(&a->lf);
 	buf_release(&a->text);
 	buf_release(&a->tmp);
@@ -1174,34 +1147,18 @@ static const char *lf_only(struct archive *a, const char *msg, size_t *len)
 	return a->lf.data;
 }
 
-/*
- * Writes the objects held in memory as one pack (libgit2's indexer syncs
- * the pack, its index and objects/pack), then forgets them.  The new
- * objects are all reachable from the pending commits.
- */
+/* Writes the objects held in memory as one pack (pack_write() syncs it)
+ * and lets libgit2 see it. */
 static int pack_flush(struct archive *a, struct buf *err)
 {
-	git_packbuilder *pb = NULL;
-	size_t i;
-	int rc = -1;
-
-	if (!a->nr_pending)
+	if (!pack_objects(a->pack))
 		return 0;
-	if (git_packbuilder_new(&pb, a->repo) < 0)
-		goto out;
-	for (i = 0; i < a->nr_pending; i++)
-		if (git_packbuilder_insert_commit(pb, &a->pending[i]) < 0)
-			goto out;
-	if (git_packbuilder_write(pb, NULL, 0, NULL, NULL) < 0 || git_mempack_reset(a->mempack) < 0)
-		goto out;
-	a->nr_pending = 0;
+	if (pack_write(a->pack, a->pack_dir, err) < 0)
+		return -1;
 	a->pending_bytes = 0;
-	rc = 0;
-out:
-	if (rc)
-		git_fail(err, "archive: writing a pack");
-	git_packbuilder_free(pb);
-	return rc;
+	if (git_odb_refresh(a->odb) < 0)
+		return git_fail(err, "archive: reading the new pack");
+	return 0;
 }
 
 /* Starts epoch n after the current one, moving its master first. */
@@ -1263,20 +1220,20 @@ int archive_add(struct archive *a, const char *raw, size_t len, int64_t now,
 	if (a->pending_bytes >= ARCHIVE_PACK_BYTES && pack_flush(a, err))
 		return err_prefix(err, "archive %s: ", a->dir);
 
-	if (git_odb_write(&blob, a->odb, msg, len, GIT_OBJECT_BLOB) < 0)
-		return git_fail(err, "archive: writing a message");
+	/* A failure leaves objects of this message in the pack, but nothing
+	 * refers to them: they are written and stay unreachable, or not. */
+	if (pack_add(a->pack, GIT_OBJECT_BLOB, msg, len, &blob, err) < 0)
+		return err_prefix(err, "archive %s: ", a->dir);
 	/* A tree is "<mode> <name>\0<raw id>" per entry; this one has only m. */
 	memcpy(tree + 9, blob.id, GIT_OID_RAWSZ);
-	if (git_odb_write(&tree_id, a->odb, tree, sizeof(tree), GIT_OBJECT_TREE) < 0)
-		return git_fail(err, "archive: writing a tree");
+	if (pack_add(a->pack, GIT_OBJECT_TREE, tree, sizeof(tree), &tree_id, err) < 0)
+		return err_prefix(err, "archive %s: ", a->dir);
 	commit_build(a, &tree_id, now);
-	if (git_odb_write(&commit, a->odb, a->commit.data, a->commit.len, GIT_OBJECT_COMMIT) < 0)
-		return git_fail(err, "archive: writing a commit");
+	if (pack_add(a->pack, GIT_OBJECT_COMMIT, a->commit.data, a->commit.len, &commit, err) < 0)
+		return err_prefix(err, "archive %s: ", a->dir);
 	a->tip = commit;
 	a->has_tip = 1;
 	a->epoch_bytes += len;
-	ALLOC_GROW(a->pending, a->nr_pending + 1, a->alloc_pending);
-	a->pending[a->nr_pending++] = commit;
 	a->pending_bytes += len;
 	if (blob_hex)
 		oid_hex(&blob, blob_hex);

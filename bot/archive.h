@@ -44,14 +44,14 @@
  *              like the name, plus "\n"; "(no subject)" when missing
  *              or empty
  *
- * Writing: archive_add() puts the objects in memory (libgit2's mempack
- * backend); they reach the disk as one pack per batch, written by
- * libgit2's indexer, whenever ARCHIVE_PACK_BYTES of mail are held and at
- * archive_commit().  A batch thus costs a few fsync() calls (libgit2's
- * GIT_OPT_ENABLE_FSYNC_GITDIR, which archive_open() turns on for the
- * whole process) instead of two per loose object, which under other disk
- * traffic made loose objects ten times slower.  Like public-inbox's own
- * writer (git fast-import), this leaves one pack per batch: run
+ * Writing: archive_add() puts the objects in memory, hashed and deflated
+ * (pack.h); they reach the disk as one pack per batch, whenever
+ * ARCHIVE_PACK_BYTES of mail are held and at archive_commit().  A batch
+ * thus costs a few fsync() calls instead of two per loose object, which
+ * under other disk traffic made loose objects ten times slower; the ref
+ * is synced by libgit2 (GIT_OPT_ENABLE_FSYNC_GITDIR, which archive_open()
+ * turns on for the whole process).  Like public-inbox's own writer (git
+ * fast-import), this leaves one pack per batch: run
  * `git -C git/N.git repack -adq` now and then.
  *
  * Crash safety: the pack is written and synced before refs/heads/master
@@ -102,8 +102,8 @@ struct archive_options {
  * most ARCHIVE_LOCK_WAIT_MS.  name and address are the inbox's committer
  * identity (trusted configuration, checked: 1..ARCHIVE_IDENT_MAX bytes,
  * no control characters, '<' or '>').  Leftovers of a writer that was
- * killed (a stale refs/heads/master.lock, the indexer's temporary pack
- * files, a half-made epoch) are cleaned up.
+ * killed (a stale refs/heads/master.lock, temporary pack files, a
+ * half-made epoch) are cleaned up.
  * Returns 0 with *out set (close it with archive_close()), ARCHIVE_BUSY
  * with a message when the lock stayed taken (a temporary failure: try
  * again later), or -1 with a message naming the path.

@@ -9,7 +9,8 @@
  * handshake, and tls_verify_stream() checks the chain the server sent, and
  * its host name, before anything is sent over the connection.
  *
- * This file and tls.c are perfbot's only users of GnuTLS.
+ * This file, tls.c and sha1.c (the checksums of packs) are perfbot's
+ * only users of GnuTLS.
  *
  * Untrusted: every certificate byte (it comes from the network).  The host
  * name and CA file come from the configuration.

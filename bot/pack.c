@@ -1,0 +1,440 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2/errors.h>
+#include <git2/odb.h>
+#include <zlib.h>
+
+#include "pack.h"
+#include "sha1.h"
+#include "xalloc.h"
+#include "banned.h"
+
+#define PACK_HEADER 12		/* "PACK", version 2, object count */
+#define ENTRY_HEADER_MAX 10	/* type and a 64-bit size, 7 bits a byte */
+#define WBITS_MIN 9		/* zlib's smallest window: 512 bytes */
+#define WBITS_MAX 15		/* and largest: 32 KiB */
+
+struct entry {
+	git_oid id;
+	uint32_t crc;		/* CRC-32 of the object's bytes in the pack */
+	uint32_t offset;	/* from the start of the pack file */
+};
+
+struct pack {
+	struct buf data;	/* the objects, as they follow the pack header */
+	struct entry *v;
+	size_t nr, alloc;
+	uint32_t *slots;	/* open addressing on the ids: entry index + 1, 0 = free */
+	size_t nr_slots;	/* a power of two, more than twice nr */
+	/* One deflate stream per window size, the smallest that holds the
+	 * object: a reset clears a hash table as large as the window, which
+	 * for 32 KiB cost more than deflating a 2 KiB mail. */
+	z_stream z[WBITS_MAX + 1];
+	unsigned char z_ready[WBITS_MAX + 1];
+};
+
+struct pack *pack_new(void)
+{
+	struct pack *p = xcalloc(1, sizeof(*p));
+
+	buf_init(&p->data);
+	return p;
+}
+
+void pack_free(struct pack *p)
+{
+	int w;
+
+	if (!p)
+		return;
+	for (w = WBITS_MIN; w <= WBITS_MAX; w++)
+		if (p->z_ready[w])
+			deflateEnd(&p->z[w]);
+	buf_release(&p->data);
+	free(p->v);
+	free(p->slots);
+	free(p);
+}
+
+size_t pack_objects(const struct pack *p)
+{
+	return p->nr;
+}
+
+size_t pack_bytes(const struct pack *p)
+{
+	return p->data.len;
+}
+
+int pack_is_temporary(const char *name)
+{
+	return !strncmp(name, "tmp_pack_", 9) || !strncmp(name, "tmp_idx_", 8);
+}
+
+/* ---- the set of ids ---- */
+
+static size_t slot_of(const struct pack *p, const git_oid *id)
+{
+	uint32_t h;
+
+	memcpy(&h, id->id, sizeof(h));	/* ids are uniformly distributed */
+	return h & (p->nr_slots - 1);
+}
+
+/* The index of the entry with this id, or -1. */
+static long entry_find(const struct pack *p, const git_oid *id)
+{
+	size_t i;
+
+	if (!p->nr_slots)
+		return -1;
+	for (i = slot_of(p, id); p->slots[i]; i = (i + 1) & (p->nr_slots - 1))
+		if (git_oid_equal(&p->v[p->slots[i] - 1].id, id))
+			return (long)p->slots[i] - 1;
+	return -1;
+}
+
+static void slot_put(struct pack *p, size_t entry)
+{
+	size_t i;
+
+	for (i = slot_of(p, &p->v[entry].id); p->slots[i]; i = (i + 1) & (p->nr_slots - 1))
+		;
+	p->slots[i] = (uint32_t)entry + 1;
+}
+
+/* Room for one more entry in the set, kept at most half full. */
+static void slots_grow(struct pack *p)
+{
+	size_t i;
+
+	if ((p->nr + 1) * 2 <= p->nr_slots)
+		return;
+	free(p->slots);
+	p->nr_slots = p->nr_slots ? p->nr_slots * 2 : 1024;
+	p->slots = xcalloc(p->nr_slots, sizeof(*p->slots));
+	for (i = 0; i < p->nr; i++)
+		slot_put(p, i);
+}
+
+/* ---- adding ---- */
+
+static int type_code(git_object_t type)
+{
+	switch (type) {
+	case GIT_OBJECT_COMMIT:
+		return 1;
+	case GIT_OBJECT_TREE:
+		return 2;
+	case GIT_OBJECT_BLOB:
+		return 3;
+	default:
+		return -1;
+	}
+}
+
+/* The object's header in a pack: type and size, 7 bits a byte, low first. */
+static size_t entry_header(unsigned char *out, int type, uint64_t size)
+{
+	size_t n = 0;
+	unsigned char c = (unsigned char)((type << 4) | (size & 15));
+
+	size >>= 4;
+	while (size) {
+		out[n++] = c | 0x80;
+		c = size & 0x7f;
+		size >>= 7;
+	}
+	out[n++] = c;
+	return n;
+}
+
+/* A reset deflate stream for len bytes: window 2^w >= len where it can,
+ * and as many hash entries as window bytes (memLevel w - 7). */
+static z_stream *deflate_stream(struct pack *p, size_t len, struct buf *err)
+{
+	int w = WBITS_MIN;
+	z_stream *z;
+
+	while (w < WBITS_MAX && ((size_t)1 << w) < len)
+		w++;
+	z = &p->z[w];
+	if (!p->z_ready[w]) {
+		memset(z, 0, sizeof(*z));
+		if (deflateInit2(z, Z_BEST_SPEED, Z_DEFLATED, w, w - 7, Z_DEFAULT_STRATEGY) != Z_OK) {
+			err_set(err, "zlib: %s", z->msg ? z->msg : "cannot start deflate");
+			return NULL;
+		}
+		p->z_ready[w] = 1;
+	} else if (deflateReset(z) != Z_OK) {
+		err_set(err, "zlib: cannot reset deflate");
+		return NULL;
+	}
+	return z;
+}
+
+/* Appends data deflated at level 1 to p->data; the bytes written or 0. */
+static size_t deflate_into(struct pack *p, const void *data, size_t len, struct buf *err)
+{
+	z_stream *z = deflate_stream(p, len, err);
+	size_t bound;
+	int e;
+
+	if (!z)
+		return 0;
+	bound = deflateBound(z, (uLong)len);
+	buf_grow(&p->data, bound);
+	/* a z_stream counts in uInt: large objects go in by steps */
+	z->next_in = (Bytef *)data;
+	z->next_out = (Bytef *)p->data.data + p->data.len;
+	z->avail_out = (uInt)bound;
+	z->avail_in = 0;
+	do {
+		if (!z->avail_in && len) {
+			size_t step = len > (1u << 30) ? (1u << 30) : len;
+
+			z->avail_in = (uInt)step;
+			len -= step;
+		}
+		e = deflate(z, len ? Z_NO_FLUSH : Z_FINISH);
+	} while (e == Z_OK);
+	if (e != Z_STREAM_END) {
+		err_set(err, "zlib: %s", z->msg ? z->msg : "deflate failed");
+		return 0;
+	}
+	return bound - z->avail_out;
+}
+
+int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
+	     git_oid *id, struct buf *err)
+{
+	unsigned char head[ENTRY_HEADER_MAX];
+	size_t start = p->data.len, hlen, zlen;
+	int code = type_code(type);
+	struct entry *e;
+
+	if (code < 0)
+		return err_set(err, "pack: object type %d cannot be packed", (int)type);
+	if (git_odb_hash(id, data, len, type) < 0) {
+		const git_error *ge = git_error_last();
+
+		return err_set(err, "pack: hashing an object: %s", ge && ge->message ? ge->message : "failed");
+	}
+	if (entry_find(p, id) >= 0)
+		return 0;
+	if (p->nr >= PACK_OBJECTS_MAX)
+		return err_set(err, "pack: more than %u objects", PACK_OBJECTS_MAX);
+	if (len > PACK_BYTES_MAX || PACK_HEADER + start + ENTRY_HEADER_MAX + len + len / 1000 + 64 >
+	    PACK_BYTES_MAX)
+		return err_set(err, "pack: more than %zu bytes", PACK_BYTES_MAX);
+	hlen = entry_header(head, code, len);
+	buf_add(&p->data, head, hlen);
+	if (!(zlen = deflate_into(p, data, len, err))) {
+		buf_truncate(&p->data, start);
+		return -1;
+	}
+	p->data.len += zlen;
+	p->data.data[p->data.len] = '\0';
+
+	slots_grow(p);
+	ALLOC_GROW(p->v, p->nr + 1, p->alloc);
+	e = &p->v[p->nr];
+	e->id = *id;
+	e->offset = (uint32_t)(PACK_HEADER + start);
+	e->crc = (uint32_t)crc32(0, (const Bytef *)p->data.data + start, (uInt)(hlen + zlen));
+	slot_put(p, p->nr);
+	p->nr++;
+	return 0;
+}
+
+/* ---- writing ---- */
+
+static void put32(struct buf *b, uint32_t v)
+{
+	unsigned char c[4] = { v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff };
+
+	buf_add(b, c, 4);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return git_oid_cmp(&(*(const struct entry *const *)a)->id, &(*(const struct entry *const *)b)->id);
+}
+
+/* The version 2 index of the pack whose checksum is sum. */
+static void index_build(const struct pack *p, const unsigned char sum[SHA1_RAWSZ], struct buf *idx,
+			struct sha1 *h)
+{
+	static const unsigned char magic[4] = { 0xff, 't', 'O', 'c' };
+	const struct entry **sorted = xcalloc(p->nr, sizeof(*sorted));
+	unsigned char own[SHA1_RAWSZ];
+	uint32_t count = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < p->nr; i++)
+		sorted[i] = &p->v[i];
+	qsort(sorted, p->nr, sizeof(*sorted), cmp_entry);
+	buf_add(idx, magic, sizeof(magic));
+	put32(idx, 2);
+	for (i = 0; i < 256; i++) {
+		while (k < p->nr && sorted[k]->id.id[0] == i) {
+			k++;
+			count++;
+		}
+		put32(idx, count);
+	}
+	for (i = 0; i < p->nr; i++)
+		buf_add(idx, sorted[i]->id.id, GIT_OID_RAWSZ);
+	for (i = 0; i < p->nr; i++)
+		put32(idx, sorted[i]->crc);
+	for (i = 0; i < p->nr; i++)
+		put32(idx, sorted[i]->offset);	/* < 2^31: no 64-bit table */
+	buf_add(idx, sum, SHA1_RAWSZ);
+	sha1_update(h, idx->data, idx->len);
+	sha1_final(h, own);
+	buf_add(idx, own, SHA1_RAWSZ);
+	free(sorted);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Writes the parts into a new temporary file dir/PREFIXXXXXXX, synced and
+ * read-only, whose name is left in path. */
+static int temp_write(const char *dir, const char *prefix, struct buf *path,
+		      const struct buf *const *parts, size_t nr, struct buf *err)
+{
+	size_t i;
+	int fd;
+
+	buf_reset(path);
+	buf_addf(path, "%s/%sXXXXXX", dir, prefix);
+	fd = mkostemp(path->data, O_CLOEXEC);
+	if (fd < 0) {
+		err_set(err, "cannot create a file in %s: %s", dir, strerror(errno));
+		buf_reset(path);
+		return -1;
+	}
+	for (i = 0; i < nr; i++)
+		if (write_all(fd, parts[i]->data, parts[i]->len) < 0)
+			goto fail;
+	if (fchmod(fd, 0444) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	return 0;
+fail:
+	err_set(err, "cannot write %s: %s", path->data, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(path->data);
+	buf_reset(path);
+	return -1;
+}
+
+static int dir_sync(const char *dir, struct buf *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd) < 0) {
+		err_set(err, "cannot sync %s: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int pack_write(struct pack *p, const char *dir, struct buf *err)
+{
+	struct buf head = BUF_INIT, tail = BUF_INIT, idx = BUF_INIT;
+	struct buf tmp_pack = BUF_INIT, tmp_idx = BUF_INIT, name = BUF_INIT;
+	unsigned char sum[SHA1_RAWSZ];
+	struct sha1 h = { 0 };
+	char hex[2 * SHA1_RAWSZ + 1];
+	size_t i;
+	int rc = -1;
+
+	if (!p->nr)
+		return 0;
+	buf_adds(&head, "PACK");
+	put32(&head, 2);
+	put32(&head, (uint32_t)p->nr);
+	if (sha1_init(&h, err) < 0)
+		goto out;
+	sha1_update(&h, head.data, head.len);
+	sha1_update(&h, p->data.data, p->data.len);
+	sha1_final(&h, sum);
+	buf_add(&tail, sum, sizeof(sum));
+	if (sha1_init(&h, err) < 0)
+		goto out;
+	index_build(p, sum, &idx, &h);
+	for (i = 0; i < SHA1_RAWSZ; i++) {
+		hex[2 * i] = "0123456789abcdef"[sum[i] >> 4];
+		hex[2 * i + 1] = "0123456789abcdef"[sum[i] & 15];
+	}
+	hex[2 * SHA1_RAWSZ] = '\0';
+
+	{
+		const struct buf *pack_parts[] = { &head, &p->data, &tail }, *idx_parts[] = { &idx };
+
+		if (temp_write(dir, "tmp_pack_", &tmp_pack, pack_parts, 3, err) < 0 ||
+		    temp_write(dir, "tmp_idx_", &tmp_idx, idx_parts, 1, err) < 0)
+			goto out;
+	}
+	/* the pack first: a reader only looks at packs that have an index */
+	buf_addf(&name, "%s/pack-%s.pack", dir, hex);
+	if (rename(tmp_pack.data, name.data) < 0) {
+		err_set(err, "cannot rename %s to %s: %s", tmp_pack.data, name.data, strerror(errno));
+		goto out;
+	}
+	buf_reset(&tmp_pack);
+	buf_reset(&name);
+	buf_addf(&name, "%s/pack-%s.idx", dir, hex);
+	if (rename(tmp_idx.data, name.data) < 0) {
+		err_set(err, "cannot rename %s to %s: %s", tmp_idx.data, name.data, strerror(errno));
+		goto out;
+	}
+	buf_reset(&tmp_idx);
+	if (dir_sync(dir, err) < 0)
+		goto out;
+	buf_reset(&p->data);
+	p->nr = 0;
+	if (p->slots)
+		memset(p->slots, 0, p->nr_slots * sizeof(*p->slots));
+	rc = 0;
+out:
+	sha1_release(&h);
+	if (tmp_pack.len)
+		unlink(tmp_pack.data);
+	if (tmp_idx.len)
+		unlink(tmp_idx.data);
+	buf_release(&head);
+	buf_release(&tail);
+	buf_release(&idx);
+	buf_release(&tmp_pack);
+	buf_release(&tmp_idx);
+	buf_release(&name);
+	return rc;
+}
