@@ -143,6 +143,38 @@ static void flush_smtp_log(struct delivery *d)
 	buf_reset(d->smtp_log);
 }
 
+/*
+ * Files in the archive what an earlier run delivered but was killed
+ * before archiving (opening the store, whose catch-up first records what
+ * did reach the archive).  They are committed with this run's batch.
+ */
+static int archive_leftovers(struct delivery *d, struct store **store, struct buf *err)
+{
+	struct state_reports left = { 0 };
+	size_t i;
+	int ret = -1;
+
+	if (state_report_unarchived(d->st, DELIVERY_MAX_BATCH, &left, err) < 0)
+		goto out;
+	if (left.nr) {
+		if (store_open(d->cfg, d->st, d->now, store, err) != 0)
+			goto out;
+		state_reports_release(&left);
+		if (state_report_unarchived(d->st, DELIVERY_MAX_BATCH, &left, err) < 0)
+			goto out;
+	}
+	for (i = 0; i < left.nr; i++)
+		if (store_add(*store, left.v[i].message_id, left.v[i].mail, left.v[i].mail_len, err) < 0)
+			goto out;
+	if (left.nr)
+		event_log_say(&d->log, "archiving %zu mail%s sent by an earlier run that was cut short", left.nr,
+		    left.nr == 1 ? "" : "s");
+	ret = 0;
+out:
+	state_reports_release(&left);
+	return ret;
+}
+
 int delivery_run(struct delivery *d, struct buf *err)
 {
 	struct state_reports due = { 0 };
@@ -155,6 +187,10 @@ int delivery_run(struct delivery *d, struct buf *err)
 
 	if (state_report_due(d->st, d->now, DELIVERY_MAX_BATCH, &due, err) < 0)
 		return -1;
+	if (!d->dry_run && archive_leftovers(d, &store, err) < 0) {
+		ret = -1;
+		goto done;
+	}
 	if (!due.nr)
 		goto done;
 	if (d->dry_run) {
@@ -232,10 +268,11 @@ int delivery_run(struct delivery *d, struct buf *err)
 			s = NULL;
 		}
 	}
-	if (store && store_commit(store, ret < 0 ? NULL : err) < 0 && ret == 0)
-		ret = -1;
 done:
 	smtp_close(s);
+	/* what was delivered is archived, also when the run stopped early */
+	if (store && store_commit(store, ret < 0 ? NULL : err) < 0 && ret == 0)
+		ret = -1;
 	flush_smtp_log(d);
 	store_close(store);
 	/* the last marks are fsynced before the run ends */

@@ -1023,6 +1023,28 @@ int state_report_due(struct state *st, int64_t now, size_t limit, struct state_r
 	return tx_end(st, ret, err);
 }
 
+int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
+			    struct buf *err)
+{
+	struct stmt q;
+	int ret;
+
+	if (!limit)
+		return 0;
+	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", r.mail FROM reports r "
+			 "JOIN messages m ON m.message_id = r.message_id "
+			 "WHERE r.status = 'sent' AND m.blob_oid IS NULL AND m.quarantined = 0 "
+			 "ORDER BY r.id LIMIT ?", err) < 0)
+		return -1;
+	bind_int(&q, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
+	if (tx_begin(st, 0, err) < 0) {
+		stmt_finish(&q);
+		return -1;
+	}
+	ret = reports_collect(st, &q, out, err);
+	return tx_end(st, ret, err);
+}
+
 /* Says why report id could not make a transition to `to`. */
 static int transition_refused(struct state *st, int64_t id, const char *to, struct buf *err)
 {

@@ -268,6 +268,16 @@ int state_source_find(struct state *st, const char *name, int64_t *report_id,
 int state_report_due(struct state *st, int64_t now, size_t limit,
 		     struct state_reports *out, struct buf *err);
 
+/*
+ * Appends to *out (mail included, oldest first, at most limit) the sent
+ * reports that are not in the archive: a send killed after delivering
+ * them but before the archive's batch was committed.  Call it after
+ * store_open(), whose catch-up records what did reach the archive.
+ * 0 or -1.
+ */
+int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
+			    struct buf *err);
+
 /* queued|sending -> sending: attempts + 1, last_attempt = now.  Commit
  * this before sending DATA.  0 or -1. */
 int state_report_mark_sending(struct state *st, int64_t id, int64_t now, struct buf *err);

@@ -154,6 +154,9 @@ class Session:
             verb = line.split(" ", 1)[0].upper()
             if verb in self.args.silent_at:
                 raise Silent()
+            if (verb == "MAIL" and self.args.silent_after is not None
+                    and self.peer.counters["message"] >= self.args.silent_after):
+                raise Silent()
             handler = getattr(self, "cmd_" + verb.lower(), None)
             if handler is None:
                 self.reply("500 5.5.2 unknown command")
@@ -398,6 +401,8 @@ def main():
     p.add_argument("--silent-at", action="append", default=[], metavar="VERB",
                    help="stop answering when VERB arrives (EHLO, MAIL, ...; "
                         "TLS: after the 220 to STARTTLS; END: after the data)")
+    p.add_argument("--silent-after", type=int, metavar="N",
+                   help="stop answering at the MAIL after N messages were taken")
     p.add_argument("--outdir")
     p.add_argument("--transcript")
     p.add_argument("--port-file")

@@ -274,6 +274,49 @@ check "crash: all 12 reports are in the outbox" test "$n" -eq 12
 check "crash: every report was delivered" test "$missing" -eq 0
 check "crash: all are marked sent" test "$all_sent" = True
 check "crash: at most one duplicate per kill" test "$dups" -le "$kills_done"
+# every report sent is in the archive once, also those a killed run
+# delivered but had not archived yet
+archived=$(git --git-dir="$tmp/s10/archive/git/0.git" log --format=%H master 2>/dev/null |
+	while read -r c; do git --git-dir="$tmp/s10/archive/git/0.git" cat-file blob "$c:m"; done |
+	sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' | sort | uniq -c | awk '$1 == 1 { n++ } END { print n + 0 }')
+check "crash: each of the 12 reports is in the archive once ($archived)" test "$archived" -eq 12
+
+# 9. a run killed after delivering mails but before archiving them: the
+#    next run archives them (the kill falls while the peer holds the third
+#    mail's MAIL command unanswered, after taking two)
+rm -rf "$tmp/peer.out"
+mkdir -p "$tmp/peer.out"
+peer --silent-after 2
+config "$tmp/s12" "$peer_port" > "$tmp/c12"
+python3 - "$tmp" "$top/tests/golden/improvement-derived-kind/input.json" <<'PY'
+import json, sys, copy
+d = json.load(open(sys.argv[2]))
+for i in range(3):
+    e = copy.deepcopy(d)
+    e["tests"] = [d["tests"][0]]
+    e["tree"] = "lab%d/master" % i
+    e["repo_url"] = "https://git.example.org/lab%d.git" % i
+    json.dump(e, open("%s/a%02d.json" % (sys.argv[1], i), "w"))
+PY
+"$perfbot" --config "$tmp/c12" queue "$tmp"/a0*.json >"$tmp/log12q" 2>&1 || sed "s/^/    /" "$tmp/log12q"
+touch -d "@$now" "$tmp/s12/spool/incoming"/*
+PERFBOT_NOW=$((now + 3600)) "$perfbot" --config "$tmp/c12" send 2>"$tmp/log12" &
+p=$!
+i=0
+while [ "$(ls "$tmp/peer.out" | grep -c '\.raw$')" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
+kill -9 "$p" 2>/dev/null
+wait "$p" 2>/dev/null
+kill "$peer_pid" 2>/dev/null
+commits() { git --git-dir="$1/archive/git/0.git" rev-list --count master 2>/dev/null || echo 0; }
+n_sent=$(status_json "$tmp/c12" | jq_py 'sum(r["status"] == "sent" for r in d["reports"])')
+check "killed before archiving: 2 sent, none archived yet ($n_sent, $(commits "$tmp/s12"))" \
+	test "$n_sent" = 2 -a "$(commits "$tmp/s12")" = 0
+config "$tmp/s12" "$pf_port" > "$tmp/c12"
+PERFBOT_NOW=$((now + 7200)) "$perfbot" --config "$tmp/c12" send 2>>"$tmp/log12"
+check "the next run archives the 2 with the third it sends ($(commits "$tmp/s12") commits)" \
+	test "$(commits "$tmp/s12")" = 3
+check "and says so" grep -q "archiving 2 mails sent by an earlier run that was cut short" "$tmp/log12"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
