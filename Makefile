@@ -11,7 +11,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
-override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
+override CFLAGS += -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	-Wno-missing-field-initializers -Wformat=2 -Wno-format-nonliteral
 ifeq ($(DEVELOPER),1)
 override CFLAGS += -Werror
@@ -28,7 +28,7 @@ override CPPFLAGS += -DPERFBOT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
 
 LIBS_PC := jansson libgit2 sqlite3 gnutls zlib
 override CFLAGS += $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -letpan -lm
+LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -letpan -lm -pthread
 
 SRC := $(filter-out bot/main.c,$(wildcard bot/*.c))
 OBJ := $(SRC:.c=.o)

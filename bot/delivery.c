@@ -5,6 +5,7 @@
 #include "mboxrd.h"
 #include "smtp.h"
 #include "store.h"
+#include "worker.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -82,26 +83,59 @@ static void open_options(const struct delivery *d, struct smtp_options *o)
 	o->log = d->smtp_log;
 }
 
-/* Records one attempt's outcome; files a delivered mail in the store. */
-static int record(struct delivery *d, const struct state_report *r, int status,
-		  const struct smtp_result *res, const char *why, struct store *store,
-		  struct buf *err)
+/* One delivery attempt whose outcome is not yet in the database. */
+struct attempt {
+	const struct state_report *r;	/* NULL: none */
+	int status;			/* smtp_send()'s */
+	struct smtp_result res;
+	struct buf why;			/* smtp_send()'s message */
+	int64_t next;			/* TEMPORARY: when to try again */
+};
+
+/* Marks the attempt's outcome in the database (one transaction, or a
+ * part of the caller's). */
+static int attempt_mark(struct delivery *d, struct attempt *a, struct buf *err)
 {
+	const struct smtp_result *res = &a->res;
 	struct state_rcpt *rows = rcpt_rows(res);
 	struct buf reply = BUF_INIT;
-	size_t accepted = 0, i;
 	int ret;
 
 	if (res->code)
 		buf_addf(&reply, "%d %s", res->code, res->reply ? res->reply : "");
 	else
-		buf_adds(&reply, why);
+		buf_adds(&reply, a->why.data);
+	if (a->status == SMTP_OK) {
+		ret = state_report_mark_sent(d->st, a->r->id, d->now, reply.data, rows, res->nr_rcpt, err);
+	} else if (a->status == SMTP_TEMPORARY) {
+		a->next = d->now + delivery_backoff(d->cfg->retry_minutes, a->r->attempts + 1);
+		ret = state_report_mark_deferred(d->st, a->r->id, a->next, reply.data, rows, res->nr_rcpt, err);
+	} else {
+		ret = state_report_mark_failed(d->st, a->r->id, reply.data, rows, res->nr_rcpt, err);
+	}
+	free(rows);
+	buf_release(&reply);
+	return ret;
+}
+
+/* Once marked: counts and logs the outcome, files a delivered mail in
+ * the store, and forgets the attempt. */
+static int attempt_done(struct delivery *d, struct attempt *a, struct store *store, struct buf *err)
+{
+	const struct state_report *r = a->r;
+	const struct smtp_result *res = &a->res;
+	struct buf reply = BUF_INIT;
+	size_t accepted = 0, i;
+	int ret = 0;
+
+	if (res->code)
+		buf_addf(&reply, "%d %s", res->code, res->reply ? res->reply : "");
+	else
+		buf_adds(&reply, a->why.data);
 	for (i = 0; i < res->nr_rcpt; i++)
 		accepted += res->rcpt[i].status == SMTP_OK;
-	if (status == SMTP_OK) {
-		ret = state_report_mark_sent(d->st, r->id, d->now, reply.data, rows, res->nr_rcpt, err);
-		if (ret == 0 && store)
-			ret = store_add(store, r->message_id, r->mail, r->mail_len, err);
+	if (a->status == SMTP_OK) {
+		ret = store_add(store, r->message_id, r->mail, r->mail_len, err);
 		d->sent++;
 		event_log_say(&d->log, "sent %s <%s> to %zu of %zu recipient%s: %s", r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : "report",
 		    r->message_id, accepted, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", reply.data);
@@ -109,22 +143,87 @@ static int record(struct delivery *d, const struct state_report *r, int status,
 			if (res->rcpt[i].status != SMTP_OK)
 				event_log_say(&d->log, "  recipient %s refused: %d %s", res->rcpt[i].address, res->rcpt[i].code,
 				    res->rcpt[i].reply ? res->rcpt[i].reply : "(not tried)");
-	} else if (status == SMTP_TEMPORARY) {
-		int64_t next = d->now + delivery_backoff(d->cfg->retry_minutes, r->attempts + 1);
-
-		ret = state_report_mark_deferred(d->st, r->id, next, reply.data, rows, res->nr_rcpt, err);
+	} else if (a->status == SMTP_TEMPORARY) {
 		d->deferred++;
 		d->temporary = 1;
 		event_log_say(&d->log, "deferred <%s> (attempt %d): %s; next attempt in %lld minutes", r->message_id,
-		    r->attempts + 1, reply.data, (long long)((next - d->now) / 60));
+		    r->attempts + 1, reply.data, (long long)((a->next - d->now) / 60));
 	} else {
-		ret = state_report_mark_failed(d->st, r->id, reply.data, rows, res->nr_rcpt, err);
 		d->failed++;
 		event_log_say(&d->log, "failed <%s> for good: %s", r->message_id, reply.data);
 	}
-	free(rows);
 	buf_release(&reply);
+	smtp_result_release(&a->res);
+	buf_reset(&a->why);
+	a->r = NULL;
 	return ret;
+}
+
+/*
+ * One transaction: the outcome of attempt a (if a is not NULL) and the
+ * start of next's (if not NULL: 'sending', committed before its DATA, so
+ * that a crash from then on sends it again).  Sharing the commit halves
+ * the database work of a delivery.
+ */
+static int attempt_commit(struct delivery *d, struct attempt *a, const struct state_report *next,
+			  struct buf *err)
+{
+	if (!a && !next)
+		return 0;
+	if (state_begin(d->st, err) < 0)
+		return -1;
+	if ((a && attempt_mark(d, a, err) < 0) ||
+	    (next && state_report_mark_sending(d->st, next->id, d->now, err) < 0) ||
+	    state_commit(d->st, err) < 0) {
+		state_rollback(d->st);
+		return -1;
+	}
+	return 0;
+}
+
+/* attempt_commit() and attempt_done() of a's outcome, here and now. */
+static int attempt_finish(struct delivery *d, struct attempt *a, struct store *store, struct buf *err)
+{
+	if (!a->r)
+		return 0;
+	if (attempt_commit(d, a, NULL, err) < 0)
+		return -1;
+	return attempt_done(d, a, store, err);
+}
+
+/*
+ * The database's part of one mail, which the worker runs while the SMTP
+ * server takes the mail's envelope: the previous mail's outcome and this
+ * one's start, in one transaction.  smtp_send() waits for it at its gate,
+ * before DATA, so the order on disk stays: previous outcome, this start,
+ * then this mail's data.
+ */
+struct step {
+	struct delivery *d;
+	struct worker *w;
+	struct attempt *prev;		/* the outcome to mark, or NULL */
+	const struct state_report *next;
+	int ret;			/* attempt_commit()'s */
+	struct buf err;			/* its message */
+};
+
+static int step_run(void *arg)
+{
+	struct step *j = arg;
+
+	buf_reset(&j->err);
+	j->ret = attempt_commit(j->d, j->prev, j->next, &j->err);
+	return j->ret;
+}
+
+static int step_gate(void *ctx, struct buf *err)
+{
+	struct step *j = ctx;
+
+	worker_wait(j->w);
+	if (j->ret < 0)
+		return err_set(err, "%s", j->err.data);
+	return 0;
 }
 
 static void flush_smtp_log(struct delivery *d)
@@ -181,8 +280,11 @@ int delivery_run(struct delivery *d, struct buf *err)
 	struct smtp_session *s = NULL;
 	struct store *store = NULL;
 	struct buf why = BUF_INIT;
+	struct attempt slot[2] = { { .why = BUF_INIT }, { .why = BUF_INIT } };
+	struct step job = { .d = d, .err = BUF_INIT };
+	struct worker *w = NULL;
 	int64_t sent_hour = 0;
-	size_t i;
+	size_t i, k = 0;
 	int ret = 0, e;
 
 	if (state_report_due(d->st, d->now, DELIVERY_MAX_BATCH, &due, err) < 0)
@@ -211,9 +313,14 @@ int delivery_run(struct delivery *d, struct buf *err)
 		ret = -1;
 		goto done;
 	}
+	if (worker_new(&w, err) < 0) {
+		ret = -1;
+		goto done;
+	}
+	job.w = w;
 	for (i = 0; i < due.nr; i++) {
 		struct state_report *r = &due.v[i];
-		struct smtp_result res;
+		struct attempt *cur = &slot[k], *prev = &slot[k ^ 1];
 		char **rcpt;
 		size_t nr;
 
@@ -226,6 +333,10 @@ int delivery_run(struct delivery *d, struct buf *err)
 		if (!s) {
 			struct smtp_options o;
 
+			if (attempt_finish(d, prev, store, err) < 0) {
+				ret = -1;
+				break;
+			}
 			open_options(d, &o);
 			buf_reset(&why);
 			e = smtp_open(&o, &s, &why);
@@ -241,33 +352,54 @@ int delivery_run(struct delivery *d, struct buf *err)
 				    why.data);
 				break;
 			}
+			smtp_set_gate(s, step_gate, &job);
 		}
 		if (!store && store_open(d->cfg, d->st, d->now, &store, err) != 0) {
 			ret = -1;
 			break;
 		}
-		/* committed before the DATA: a crash from here on resends */
-		if (state_report_mark_sending(d->st, r->id, d->now, err) < 0) {
+		job.prev = prev->r ? prev : NULL;
+		job.next = r;
+		worker_post(w, step_run, &job);
+		nr = envelope(d, r, &rcpt);
+		cur->r = r;
+		cur->status = smtp_send(s, r->env_from, (const char *const *)rcpt, nr, r->mail, r->mail_len,
+					&cur->res, &cur->why);
+		worker_wait(w);	/* when the envelope failed, the gate was not reached */
+		flush_smtp_log(d);
+		free_list(rcpt, nr);
+		if (job.ret < 0) {
+			/* neither mark was made: this mail was held back before
+			 * DATA, and the previous outcome is marked below */
+			smtp_result_release(&cur->res);
+			buf_reset(&cur->why);
+			cur->r = NULL;
+			err_set(err, "%s", job.err.data);
 			ret = -1;
 			break;
 		}
-		nr = envelope(d, r, &rcpt);
-		memset(&res, 0, sizeof(res));
-		buf_reset(&why);
-		e = smtp_send(s, r->env_from, (const char *const *)rcpt, nr, r->mail, r->mail_len, &res, &why);
-		flush_smtp_log(d);
-		ret = record(d, r, e, &res, why.data, store, err);
-		smtp_result_release(&res);
-		free_list(rcpt, nr);
-		if (ret < 0)
+		if (prev->r && attempt_done(d, prev, store, err) < 0) {
+			ret = -1;
 			break;
-		if (e == SMTP_OK)
+		}
+		if (cur->status == SMTP_OK)
 			sent_hour++;
+		k ^= 1;
 		if (!smtp_alive(s)) {
+			if (attempt_finish(d, cur, store, err) < 0) {
+				ret = -1;
+				break;
+			}
 			smtp_close(s);
 			s = NULL;
 		}
 	}
+	worker_free(w);
+	/* the outcomes not yet marked (at most one), also after an error,
+	 * when the database lets us */
+	for (k = 0; k < 2; k++)
+		if (attempt_finish(d, &slot[k], store, ret < 0 ? NULL : err) < 0 && ret == 0)
+			ret = -1;
 done:
 	smtp_close(s);
 	/* what was delivered is archived, also when the run stopped early */
@@ -278,6 +410,11 @@ done:
 	/* the last marks are fsynced before the run ends */
 	if (state_set_durable(d->st, 1, ret < 0 ? NULL : err) < 0 && ret == 0)
 		ret = -1;
+	for (k = 0; k < 2; k++) {
+		smtp_result_release(&slot[k].res);
+		buf_release(&slot[k].why);
+	}
+	buf_release(&job.err);
 	state_reports_release(&due);
 	buf_release(&why);
 	return ret;

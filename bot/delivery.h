@@ -14,7 +14,18 @@
  * Message-ID, since the server may not have taken it — receivers and the
  * archive drop duplicates by Message-ID.  The marks survive kill -9 at any
  * instant; they are fsynced at the end of the run, not at each mail
- * (state_set_durable() says why that loses nothing).  Nothing is sent while
+ * (state_set_durable() says why that loses nothing).
+ *
+ * Pipelining: one transaction per mail marks the previous mail's outcome
+ * and this one's start; a worker thread (worker.h) commits it while the
+ * server answers this mail's MAIL and RCPT commands, and smtp_send()
+ * waits for it at its gate, before DATA (smtp_set_gate()).  So a mail's
+ * outcome is on disk before the next mail's data goes out, as if the
+ * marks ran in line, and the archive (store.h) is written by a thread of
+ * its own.  A mail that was delivered by a run killed before its batch
+ * was archived is archived by the next run.
+ *
+ * Nothing is sent while
  * perfbot.paused, at most perfbot.maxPerHour an hour (the rest waits),
  * and with perfbot.redirectTo every envelope goes to that address only
  * (headers unchanged).

@@ -47,7 +47,15 @@ struct smtp_session {
 	struct buf *log;
 	struct timespec start;	/* when the current command was sent */
 	const char *command;	/* the current command's verb, for messages */
+	int (*gate)(void *ctx, struct buf *err);	/* smtp_set_gate() */
+	void *gate_ctx;
 };
+
+void smtp_set_gate(struct smtp_session *s, int (*gate)(void *ctx, struct buf *err), void *ctx)
+{
+	s->gate = gate;
+	s->gate_ctx = ctx;
+}
 
 const char *smtp_status_name(enum smtp_status status)
 {
@@ -790,6 +798,11 @@ static enum smtp_status transaction(struct smtp_session *s, const char *from,
 		return reset(s, temporary ? SMTP_TEMPORARY : SMTP_PERMANENT);
 	}
 
+	if (s->gate && s->gate(s->gate_ctx, err)) {
+		result_reply(s, res, 0);
+		err_prefix(err, "%s: held back before DATA: ", s->where);
+		return reset(s, SMTP_TEMPORARY);
+	}
 	command_begin(s, "DATA", "DATA");
 	mailsmtp_data(s->smtp);
 	code = command_end(s);

@@ -144,6 +144,17 @@ int smtp_send(struct smtp_session *s, const char *env_from, const char *const *r
 	      size_t nr_rcpt, const char *mail, size_t len, struct smtp_result *res,
 	      struct buf *err);
 
+/*
+ * A gate that smtp_send() calls once the server took the envelope (MAIL
+ * and at least one RCPT) and before DATA, the last moment a mail can
+ * still be held back: delivery waits there for the database to have the
+ * attempt on disk, while the envelope's round trips ran beside that work.
+ * A gate that returns non-zero (with a message in err) holds the mail:
+ * the transaction is reset and smtp_send() returns SMTP_TEMPORARY, the
+ * message not sent.  NULL removes the gate.
+ */
+void smtp_set_gate(struct smtp_session *s, int (*gate)(void *ctx, struct buf *err), void *ctx);
+
 /* Frees what res holds and zeroes it; accepts a zeroed res. */
 void smtp_result_release(struct smtp_result *res);
 

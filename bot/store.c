@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,18 +10,38 @@
 #include "xalloc.h"
 #include "banned.h"
 
+/* A message given to store_add(), in order; the worker fills in the ids. */
 struct filed {
 	char *message_id;
+	char *raw;		/* a copy until the worker filed it, then NULL */
+	size_t len;
 	char blob[41];
 	char commit[41];
 };
 
+/*
+ * The worker thread owns s->archive while it runs; the caller's thread
+ * owns s->st.  Shared, under mu: pending (the caller appends, the worker
+ * fills entries below nr), nr, done, queued_bytes, stop, failed, fail.
+ * The caller touches the archive only when the worker is idle (done ==
+ * nr), which store_commit() waits for.
+ */
 struct store {
 	struct archive *archive;
 	struct state *st;
 	int64_t now;
 	struct filed *pending;
 	size_t nr, alloc;
+	size_t done;		/* entries the worker has filed (or given up on) */
+	size_t queued_bytes;	/* message bytes waiting for the worker */
+	int stop;		/* store_close(): the worker ends */
+	int failed;		/* archive_add() failed: fail says why; the rest is not filed */
+	struct buf fail;
+	pthread_t worker;
+	int has_worker;
+	pthread_mutex_t mu;
+	pthread_cond_t more;	/* to the worker: an entry was added, or stop */
+	pthread_cond_t progress;	/* to the caller: an entry was filed */
 };
 
 char *store_message_id(const char *raw, size_t len)
@@ -59,6 +80,8 @@ char *store_message_id(const char *raw, size_t len)
 	buf_release(&field);
 	return id;
 }
+
+static int worker_start(struct store *s, struct buf *err);
 
 /* archive_walk() callback: a commit the database missed. */
 static int catch_up(void *ctx, const char *commit_hex, const char *raw, size_t len)
@@ -118,6 +141,8 @@ int store_open(const struct config *cfg, struct state *st, int64_t now,
 		if (state_commit(st, err) < 0)
 			goto fail;
 	}
+	if (worker_start(s, err) < 0)
+		goto fail;
 	free(known);
 	*out = s;
 	return 0;
@@ -128,26 +153,111 @@ fail:
 	return -1;
 }
 
+/* The worker: files the entries in order, each outside the lock. */
+static void *store_work(void *arg)
+{
+	struct store *s = arg;
+	struct buf err = BUF_INIT;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		struct filed f;
+		size_t i;
+		int r;
+
+		while (!s->stop && s->done == s->nr)
+			pthread_cond_wait(&s->more, &s->mu);
+		if (s->done == s->nr)
+			break;	/* stop, and nothing left */
+		i = s->done;
+		f = s->pending[i];	/* the array may move while unlocked */
+		r = 0;
+		if (!s->failed) {
+			pthread_mutex_unlock(&s->mu);
+			buf_reset(&err);
+			r = archive_add(s->archive, f.raw, f.len, s->now, f.blob, f.commit, &err);
+			pthread_mutex_lock(&s->mu);
+			if (r < 0) {
+				s->failed = 1;
+				buf_reset(&s->fail);
+				buf_addf(&s->fail, "<%s>: %s", f.message_id, err.data);
+			}
+		}
+		memcpy(s->pending[i].blob, f.blob, sizeof(f.blob));
+		memcpy(s->pending[i].commit, f.commit, sizeof(f.commit));
+		s->pending[i].raw = NULL;
+		s->queued_bytes -= f.len;
+		s->done++;
+		free(f.raw);
+		pthread_cond_signal(&s->progress);
+	}
+	pthread_mutex_unlock(&s->mu);
+	buf_release(&err);
+	return NULL;
+}
+
+/* Starts the worker: 0, or -1 with a message. */
+static int worker_start(struct store *s, struct buf *err)
+{
+	int e;
+
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->more, NULL);
+	pthread_cond_init(&s->progress, NULL);
+	buf_init(&s->fail);
+	e = pthread_create(&s->worker, NULL, store_work, s);
+	if (e)
+		return err_set(err, "cannot start the archive's thread: %s", strerror(e));
+	s->has_worker = 1;
+	return 0;
+}
+
+/* Waits, holding mu, until the worker filed everything; -1 with its
+ * message when an entry failed. */
+static int worker_drain(struct store *s, struct buf *err)
+{
+	while (s->done < s->nr)
+		pthread_cond_wait(&s->progress, &s->mu);
+	if (s->failed)
+		return err_set(err, "archive: %s", s->fail.data);
+	return 0;
+}
+
 int store_add(struct store *s, const char *message_id, const char *raw, size_t len,
 	      struct buf *err)
 {
 	struct filed *f;
+	int r = 0;
 
 	if (s->nr >= STORE_MAX_BATCH && store_commit(s, err) < 0)
 		return -1;
-	ALLOC_GROW(s->pending, s->nr + 1, s->alloc);
-	f = &s->pending[s->nr];
-	if (archive_add(s->archive, raw, len, s->now, f->blob, f->commit, err) < 0)
-		return -1;
-	f->message_id = xstrdup(message_id);
-	s->nr++;
-	return 0;
+	pthread_mutex_lock(&s->mu);
+	/* memory stays bounded when the caller is faster than the archive */
+	while (s->queued_bytes && s->queued_bytes + len > STORE_QUEUE_BYTES && !s->failed)
+		pthread_cond_wait(&s->progress, &s->mu);
+	if (s->failed) {
+		r = err_set(err, "archive: %s", s->fail.data);
+	} else {
+		ALLOC_GROW(s->pending, s->nr + 1, s->alloc);
+		f = &s->pending[s->nr];
+		memset(f, 0, sizeof(*f));
+		f->message_id = xstrdup(message_id);
+		f->raw = xmalloc(len ? len : 1);
+		memcpy(f->raw, raw, len);
+		f->len = len;
+		s->queued_bytes += len;
+		s->nr++;
+		pthread_cond_signal(&s->more);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return r;
 }
 
 int store_pending(const struct store *s, const char *message_id)
 {
 	size_t i;
 
+	/* message_id is written by this (the caller's) thread only */
 	for (i = 0; i < s->nr; i++)
 		if (!strcmp(s->pending[i].message_id, message_id))
 			return 1;
@@ -158,16 +268,27 @@ static void pending_clear(struct store *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nr; i++)
+	for (i = 0; i < s->nr; i++) {
 		free(s->pending[i].message_id);
+		free(s->pending[i].raw);
+	}
 	s->nr = 0;
+	s->done = 0;
+	s->queued_bytes = 0;
 }
 
 int store_commit(struct store *s, struct buf *err)
 {
 	char tip[41];
 	size_t i;
+	int r;
 
+	pthread_mutex_lock(&s->mu);
+	r = worker_drain(s, err);
+	pthread_mutex_unlock(&s->mu);
+	/* from here the worker waits for more: the archive is ours */
+	if (r < 0)
+		return -1;
 	if (!s->nr)
 		return 0;
 	if (archive_commit(s->archive, err) < 0 || archive_tip(s->archive, tip, err) < 0)
@@ -186,7 +307,9 @@ int store_commit(struct store *s, struct buf *err)
 		state_rollback(s->st);
 		return -1;
 	}
+	pthread_mutex_lock(&s->mu);
 	pending_clear(s);
+	pthread_mutex_unlock(&s->mu);
 	return 0;
 }
 
@@ -194,6 +317,18 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
+	if (s->has_worker) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = 1;
+		s->failed = 1;	/* what is still queued is dropped, not filed */
+		pthread_cond_signal(&s->more);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->worker, NULL);
+		pthread_mutex_destroy(&s->mu);
+		pthread_cond_destroy(&s->more);
+		pthread_cond_destroy(&s->progress);
+		buf_release(&s->fail);
+	}
 	pending_clear(s);
 	free(s->pending);
 	archive_close(s->archive);

@@ -14,6 +14,12 @@
  * transaction where each message went and the archive's tip.  A run that
  * died between those two steps is caught up by store_open(): it walks the
  * archive from the tip the database knows and records what it finds.
+ *
+ * Threads: the archive is written by a thread of the store's own, so that
+ * hashing and deflating mail runs beside the caller's work (`send` waits
+ * for the SMTP server most of the time).  store_add() copies the message
+ * and returns at once; the caller's thread alone uses the state database.
+ * A store is used from one thread (the one that opened it).
  */
 
 #include <stddef.h>
@@ -24,6 +30,7 @@
 #include "state.h"
 
 #define STORE_MAX_BATCH 100000	/* messages filed before store_commit() */
+#define STORE_QUEUE_BYTES (64u << 20)	/* message bytes waiting for the archive's thread */
 
 struct store;
 
@@ -33,16 +40,20 @@ struct store;
 int store_open(const struct config *cfg, struct state *st, int64_t now,
 	       struct store **out, struct buf *err);
 
-/* Writes one message (raw bytes as delivered or received) whose
+/* Files one message (raw bytes as delivered or received, copied) whose
  * Message-ID the database already knows.  Not on master until
- * store_commit(). */
+ * store_commit().  Waits while STORE_QUEUE_BYTES of mail wait for the
+ * archive.  -1 with a message when an earlier message could not be
+ * written (the store is then of no further use: close it). */
 int store_add(struct store *s, const char *message_id, const char *raw, size_t len,
 	      struct buf *err);
 
 /* 1 when message_id was added since the last store_commit(). */
 int store_pending(const struct store *s, const char *message_id);
 
-/* Moves master and records the batch.  0 or -1. */
+/* Waits until every message given is written, moves master and records
+ * the batch.  0, or -1 with a message (naming the message whose writing
+ * failed, if one did). */
 int store_commit(struct store *s, struct buf *err);
 
 /* Closes without committing a pending batch (its objects stay unreferenced

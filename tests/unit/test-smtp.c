@@ -962,6 +962,60 @@ static void silence_after_data_times_out(void **state)
 }
 
 /* 1000 small mails over one connection; prints the rate. */
+/* The gate runs after the recipients and before DATA: when it holds the
+ * mail, nothing reaches the server and the session sends the next one. */
+static int gate_calls;
+static int gate_hold;
+
+static int gate(void *ctx, struct buf *err)
+{
+	gate_calls++;
+	assert_string_equal(ctx, "ctx");
+	return gate_hold ? err_set(err, "the database refused") : 0;
+}
+
+static void gate_holds_before_data(void **state)
+{
+	static char ctx[] = "ctx";
+	const char *rcpt[] = { "a@x.org" };
+	struct peer *p = *state;
+	struct smtp_options o;
+	struct smtp_session *s;
+	struct buf err = BUF_INIT;
+	struct smtp_result res;
+	char *t;
+
+	peer_start(p, "plain", NULL, 0, NULL);
+	o = options(p, SMTP_NONE);
+	assert_int_equal(smtp_open(&o, &s, &err), SMTP_OK);
+	smtp_set_gate(s, gate, ctx);
+	gate_calls = 0;
+	gate_hold = 1;
+	assert_int_equal(send_one(s, rcpt, 1, &res, &err), SMTP_TEMPORARY);
+	assert_int_equal(gate_calls, 1);
+	assert_non_null(strstr(err.data, "held back before DATA: the database refused"));
+	assert_int_equal(res.code, 0);
+	smtp_result_release(&res);
+	assert_true(smtp_alive(s));
+	gate_hold = 0;
+	assert_int_equal(send_one(s, rcpt, 1, &res, &err), SMTP_OK);
+	assert_int_equal(gate_calls, 2);
+	smtp_result_release(&res);
+	smtp_set_gate(s, NULL, NULL);
+	assert_int_equal(send_one(s, rcpt, 1, &res, &err), SMTP_OK);
+	assert_int_equal(gate_calls, 2);
+	smtp_result_release(&res);
+	smtp_close(s);
+	/* one DATA for the two mails sent; the held one was reset */
+	t = transcript(p, 1);
+	assert_non_null(strstr(t, "C: RSET\n"));
+	assert_non_null(strstr(t, "C: DATA\n"));
+	assert_null(strstr(strstr(strstr(t, "C: DATA\n") + 1, "C: DATA\n") + 1, "C: DATA\n"));
+	assert_true(strstr(t, "C: RSET\n") < strstr(t, "C: DATA\n"));
+	free(t);
+	buf_release(&err);
+}
+
 static void thousand_mails_over_one_connection(void **state)
 {
 	const char *rcpt[] = { "a@x.org" };
@@ -1048,6 +1102,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(refused_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(drop_mid_data_is_temporary, setup, teardown),
 		cmocka_unit_test_setup_teardown(silence_after_data_times_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(gate_holds_before_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(thousand_mails_over_one_connection, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(large_mails_do_not_stall, setup, teardown),
