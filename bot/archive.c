@@ -401,7 +401,7 @@ static void epoch_close(struct archive *a)
 
 /*
  * Opens epoch n (which exists) for writing: its repository, its master
- * and an empty pack in memory, which pack_flush() writes out once per
+ * and an empty pack, which pack_flush() completes once per
  * batch (pack.h), synced with a few fsync() calls rather than two for each
  * loose object.
  */
@@ -433,10 +433,10 @@ static int epoch_open(struct archive *a, unsigned n, struct buf *err)
 		git_fail(err, path);
 		goto out;
 	}
-	a->pack = pack_new();
 	a->pack_dir = path_join(path, "objects/pack");
 	if (mkdir_once(a->pack_dir, err))
 		goto out;
+	a->pack = pack_new(a->pack_dir);
 	e = git_reference_name_to_id(&a->head, a->repo, MASTER);
 	if (e == GIT_ENOTFOUND) {
 		a->has_head = 0;
@@ -1147,13 +1147,13 @@ static const char *lf_only(struct archive *a, const char *msg, size_t *len)
 	return a->lf.data;
 }
 
-/* Writes the objects held in memory as one pack (pack_write() syncs it)
- * and lets libgit2 see it. */
+/* Completes the batch's pack (pack_write() syncs it) and lets libgit2
+ * see it. */
 static int pack_flush(struct archive *a, struct buf *err)
 {
 	if (!pack_objects(a->pack))
 		return 0;
-	if (pack_write(a->pack, a->pack_dir, err) < 0)
+	if (pack_write(a->pack, err) < 0)
 		return -1;
 	a->pending_bytes = 0;
 	if (git_odb_refresh(a->odb) < 0)

@@ -44,9 +44,9 @@
  *              like the name, plus "\n"; "(no subject)" when missing
  *              or empty
  *
- * Writing: archive_add() puts the objects in memory, hashed and deflated
- * (pack.h); they reach the disk as one pack per batch, whenever
- * ARCHIVE_PACK_BYTES of mail are held and at archive_commit().  A batch
+ * Writing: archive_add() hashes and deflates the objects into the batch's
+ * pack file (pack.h), which is completed and synced whenever it holds
+ * ARCHIVE_PACK_BYTES of mail and at archive_commit().  A batch
  * thus costs a few fsync() calls instead of two per loose object, which
  * under other disk traffic made loose objects ten times slower; the ref
  * is synced by libgit2 (GIT_OPT_ENABLE_FSYNC_GITDIR, which archive_open()
@@ -81,7 +81,7 @@
 #define ARCHIVE_HEADER_LINES_MAX 4096		/* lines in the header block */
 #define ARCHIVE_HEADER_LINE_MAX 16384		/* bytes of one header line */
 #define ARCHIVE_EPOCH_MAX ((uint64_t)1073741824 * 5 / 2)	/* raw bytes per epoch */
-#define ARCHIVE_PACK_BYTES (8u << 20)		/* message bytes held in memory before they are packed */
+#define ARCHIVE_PACK_BYTES (8u << 20)		/* message bytes in one pack */
 #define ARCHIVE_LOCK_WAIT_MS 30000		/* how long archive_open() waits for the lock */
 #define ARCHIVE_IDENT_MAX 256			/* bytes of the inbox's name or address */
 
@@ -121,7 +121,7 @@ int archive_open_opts(const char *dir, const char *name, const char *address,
  * is the date used when the mail has none; the caller passes it so that
  * the result is reproducible.  Makes the blob, tree and commit but does
  * not move master: archive_commit() does, once per batch (until then the
- * objects may be in memory only).  When the epoch is full, master of the
+ * objects are in no completed pack).  When the epoch is full, master of the
  * full epoch is moved first and a new epoch started.
  * Returns 0 with the hex ids of the blob and the commit (NUL-terminated),
  * or -1 with a message (a limit reached, a write failed); nothing of this

@@ -19,6 +19,7 @@
 #define ENTRY_HEADER_MAX 10	/* type and a 64-bit size, 7 bits a byte */
 #define WBITS_MIN 9		/* zlib's smallest window: 512 bytes */
 #define WBITS_MAX 15		/* and largest: 32 KiB */
+#define WRITE_CHUNK (64u << 10)	/* bytes gathered before a write() */
 
 struct entry {
 	git_oid id;
@@ -27,7 +28,11 @@ struct entry {
 };
 
 struct pack {
-	struct buf data;	/* the objects, as they follow the pack header */
+	char *dir;		/* where the pack goes */
+	int fd;			/* the temporary pack file, or -1 before the first object */
+	struct buf path;	/* its name */
+	uint64_t size;		/* bytes of objects in it and in out */
+	struct buf out;		/* objects not yet written to fd */
 	struct entry *v;
 	size_t nr, alloc;
 	uint32_t *slots;	/* open addressing on the ids: entry index + 1, 0 = free */
@@ -39,12 +44,31 @@ struct pack {
 	unsigned char z_ready[WBITS_MAX + 1];
 };
 
-struct pack *pack_new(void)
+struct pack *pack_new(const char *dir)
 {
 	struct pack *p = xcalloc(1, sizeof(*p));
 
-	buf_init(&p->data);
+	p->dir = xstrdup(dir);
+	p->fd = -1;
+	buf_init(&p->path);
+	buf_init(&p->out);
 	return p;
+}
+
+/* Back to no objects and no file. */
+static void pack_clear(struct pack *p)
+{
+	if (p->fd >= 0) {
+		close(p->fd);
+		unlink(p->path.data);
+	}
+	p->fd = -1;
+	buf_reset(&p->path);
+	buf_reset(&p->out);
+	p->size = 0;
+	p->nr = 0;
+	if (p->slots)
+		memset(p->slots, 0, p->nr_slots * sizeof(*p->slots));
 }
 
 void pack_free(struct pack *p)
@@ -56,7 +80,10 @@ void pack_free(struct pack *p)
 	for (w = WBITS_MIN; w <= WBITS_MAX; w++)
 		if (p->z_ready[w])
 			deflateEnd(&p->z[w]);
-	buf_release(&p->data);
+	pack_clear(p);
+	free(p->dir);
+	buf_release(&p->path);
+	buf_release(&p->out);
 	free(p->v);
 	free(p->slots);
 	free(p);
@@ -69,7 +96,7 @@ size_t pack_objects(const struct pack *p)
 
 size_t pack_bytes(const struct pack *p)
 {
-	return p->data.len;
+	return (size_t)p->size;
 }
 
 int pack_is_temporary(const char *name)
@@ -179,7 +206,7 @@ static z_stream *deflate_stream(struct pack *p, size_t len, struct buf *err)
 	return z;
 }
 
-/* Appends data deflated at level 1 to p->data; the bytes written or 0. */
+/* Appends data deflated at level 1 to p->out; the bytes written or 0. */
 static size_t deflate_into(struct pack *p, const void *data, size_t len, struct buf *err)
 {
 	z_stream *z = deflate_stream(p, len, err);
@@ -189,10 +216,10 @@ static size_t deflate_into(struct pack *p, const void *data, size_t len, struct 
 	if (!z)
 		return 0;
 	bound = deflateBound(z, (uLong)len);
-	buf_grow(&p->data, bound);
+	buf_grow(&p->out, bound);
 	/* a z_stream counts in uInt: large objects go in by steps */
 	z->next_in = (Bytef *)data;
-	z->next_out = (Bytef *)p->data.data + p->data.len;
+	z->next_out = (Bytef *)p->out.data + p->out.len;
 	z->avail_out = (uInt)bound;
 	z->avail_in = 0;
 	do {
@@ -211,11 +238,56 @@ static size_t deflate_into(struct pack *p, const void *data, size_t len, struct 
 	return bound - z->avail_out;
 }
 
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Creates the temporary file, its header with a count of 0 for now. */
+static int file_start(struct pack *p, struct buf *err)
+{
+	static const char head[PACK_HEADER] = { 'P', 'A', 'C', 'K', 0, 0, 0, 2, 0, 0, 0, 0 };
+
+	buf_reset(&p->path);
+	buf_addf(&p->path, "%s/tmp_pack_XXXXXX", p->dir);
+	p->fd = mkostemp(p->path.data, O_CLOEXEC);
+	if (p->fd < 0) {
+		err_set(err, "cannot create a file in %s: %s", p->dir, strerror(errno));
+		buf_reset(&p->path);
+		return -1;
+	}
+	if (write_all(p->fd, head, sizeof(head)) < 0) {
+		err_set(err, "cannot write %s: %s", p->path.data, strerror(errno));
+		pack_clear(p);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes out what p->out gathered. */
+static int out_flush(struct pack *p, struct buf *err)
+{
+	if (p->out.len && write_all(p->fd, p->out.data, p->out.len) < 0)
+		return err_set(err, "cannot write %s: %s", p->path.data, strerror(errno));
+	buf_reset(&p->out);
+	return 0;
+}
+
 int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
 	     git_oid *id, struct buf *err)
 {
 	unsigned char head[ENTRY_HEADER_MAX];
-	size_t start = p->data.len, hlen, zlen;
+	size_t start = p->out.len, hlen, zlen;
 	int code = type_code(type);
 	struct entry *e;
 
@@ -230,26 +302,35 @@ int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
 		return 0;
 	if (p->nr >= PACK_OBJECTS_MAX)
 		return err_set(err, "pack: more than %u objects", PACK_OBJECTS_MAX);
-	if (len > PACK_BYTES_MAX || PACK_HEADER + start + ENTRY_HEADER_MAX + len + len / 1000 + 64 >
+	if (len > PACK_BYTES_MAX || PACK_HEADER + p->size + ENTRY_HEADER_MAX + len + len / 1000 + 64 >
 	    PACK_BYTES_MAX)
 		return err_set(err, "pack: more than %zu bytes", PACK_BYTES_MAX);
+	if (p->fd < 0 && file_start(p, err) < 0)
+		return -1;
 	hlen = entry_header(head, code, len);
-	buf_add(&p->data, head, hlen);
+	buf_add(&p->out, head, hlen);
 	if (!(zlen = deflate_into(p, data, len, err))) {
-		buf_truncate(&p->data, start);
+		buf_truncate(&p->out, start);
 		return -1;
 	}
-	p->data.len += zlen;
-	p->data.data[p->data.len] = '\0';
+	p->out.len += zlen;
+	p->out.data[p->out.len] = '\0';
 
 	slots_grow(p);
 	ALLOC_GROW(p->v, p->nr + 1, p->alloc);
 	e = &p->v[p->nr];
 	e->id = *id;
-	e->offset = (uint32_t)(PACK_HEADER + start);
-	e->crc = (uint32_t)crc32(0, (const Bytef *)p->data.data + start, (uInt)(hlen + zlen));
+	e->offset = (uint32_t)(PACK_HEADER + p->size);
+	e->crc = (uint32_t)crc32(0, (const Bytef *)p->out.data + start, (uInt)(hlen + zlen));
 	slot_put(p, p->nr);
 	p->nr++;
+	p->size += hlen + zlen;
+	/* a failed write leaves this object out of the index: it is only
+	 * garbage in a pack that is then never written (the caller gives up) */
+	if (p->out.len >= WRITE_CHUNK && out_flush(p, err) < 0) {
+		p->nr--;
+		return -1;
+	}
 	return 0;
 }
 
@@ -302,21 +383,6 @@ static void index_build(const struct pack *p, const unsigned char sum[SHA1_RAWSZ
 	free(sorted);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Writes the parts into a new temporary file dir/PREFIXXXXXXX, synced and
  * read-only, whose name is left in path. */
 static int temp_write(const char *dir, const char *prefix, struct buf *path,
@@ -366,11 +432,57 @@ static int dir_sync(const char *dir, struct buf *err)
 	return 0;
 }
 
-int pack_write(struct pack *p, const char *dir, struct buf *err)
+/* The SHA-1 of the pack file's first n bytes, read back: the header
+ * changed after the objects were written, as in git fast-import. */
+static int file_sum(struct pack *p, uint64_t n, unsigned char sum[SHA1_RAWSZ], struct buf *err)
 {
-	struct buf head = BUF_INIT, tail = BUF_INIT, idx = BUF_INIT;
-	struct buf tmp_pack = BUF_INIT, tmp_idx = BUF_INIT, name = BUF_INIT;
+	struct sha1 h;
+	uint64_t at = 0;
+
+	if (sha1_init(&h, err) < 0)
+		return -1;
+	buf_grow(&p->out, WRITE_CHUNK);
+	while (at < n) {
+		size_t want = n - at > WRITE_CHUNK ? WRITE_CHUNK : (size_t)(n - at);
+		ssize_t got = pread(p->fd, p->out.data, want, (off_t)at);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			sha1_release(&h);
+			return err_set(err, "cannot read %s back: %s", p->path.data,
+				       got ? strerror(errno) : "it is shorter than written");
+		}
+		sha1_update(&h, p->out.data, (size_t)got);
+		at += (uint64_t)got;
+	}
+	sha1_final(&h, sum);
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *data, size_t n, off_t at)
+{
+	const char *c = data;
+
+	while (n) {
+		ssize_t w = pwrite(fd, c, n, at);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+		at += w;
+	}
+	return 0;
+}
+
+int pack_write(struct pack *p, struct buf *err)
+{
+	struct buf idx = BUF_INIT, tmp_idx = BUF_INIT, name = BUF_INIT, count = BUF_INIT;
 	unsigned char sum[SHA1_RAWSZ];
+	uint64_t end = PACK_HEADER + p->size;
 	struct sha1 h = { 0 };
 	char hex[2 * SHA1_RAWSZ + 1];
 	size_t i;
@@ -378,15 +490,21 @@ int pack_write(struct pack *p, const char *dir, struct buf *err)
 
 	if (!p->nr)
 		return 0;
-	buf_adds(&head, "PACK");
-	put32(&head, 2);
-	put32(&head, (uint32_t)p->nr);
-	if (sha1_init(&h, err) < 0)
+	put32(&count, (uint32_t)p->nr);
+	/* every step can be done again after a failure: writes at fixed offsets */
+	if (out_flush(p, err) < 0)
 		goto out;
-	sha1_update(&h, head.data, head.len);
-	sha1_update(&h, p->data.data, p->data.len);
-	sha1_final(&h, sum);
-	buf_add(&tail, sum, sizeof(sum));
+	if (pwrite_all(p->fd, count.data, 4, 8) < 0) {
+		err_set(err, "cannot write %s: %s", p->path.data, strerror(errno));
+		goto out;
+	}
+	if (file_sum(p, end, sum, err) < 0)
+		goto out;
+	if (pwrite_all(p->fd, sum, sizeof(sum), (off_t)end) < 0 || fchmod(p->fd, 0444) < 0 ||
+	    fsync(p->fd) < 0) {
+		err_set(err, "cannot write %s: %s", p->path.data, strerror(errno));
+		goto out;
+	}
 	if (sha1_init(&h, err) < 0)
 		goto out;
 	index_build(p, sum, &idx, &h);
@@ -395,46 +513,40 @@ int pack_write(struct pack *p, const char *dir, struct buf *err)
 		hex[2 * i + 1] = "0123456789abcdef"[sum[i] & 15];
 	}
 	hex[2 * SHA1_RAWSZ] = '\0';
-
 	{
-		const struct buf *pack_parts[] = { &head, &p->data, &tail }, *idx_parts[] = { &idx };
+		const struct buf *idx_parts[] = { &idx };
 
-		if (temp_write(dir, "tmp_pack_", &tmp_pack, pack_parts, 3, err) < 0 ||
-		    temp_write(dir, "tmp_idx_", &tmp_idx, idx_parts, 1, err) < 0)
+		if (temp_write(p->dir, "tmp_idx_", &tmp_idx, idx_parts, 1, err) < 0)
 			goto out;
 	}
 	/* the pack first: a reader only looks at packs that have an index */
-	buf_addf(&name, "%s/pack-%s.pack", dir, hex);
-	if (rename(tmp_pack.data, name.data) < 0) {
-		err_set(err, "cannot rename %s to %s: %s", tmp_pack.data, name.data, strerror(errno));
+	buf_addf(&name, "%s/pack-%s.pack", p->dir, hex);
+	if (rename(p->path.data, name.data) < 0) {
+		err_set(err, "cannot rename %s to %s: %s", p->path.data, name.data, strerror(errno));
 		goto out;
 	}
-	buf_reset(&tmp_pack);
+	buf_reset(&p->path);
+	buf_adds(&p->path, name.data);
 	buf_reset(&name);
-	buf_addf(&name, "%s/pack-%s.idx", dir, hex);
+	buf_addf(&name, "%s/pack-%s.idx", p->dir, hex);
 	if (rename(tmp_idx.data, name.data) < 0) {
 		err_set(err, "cannot rename %s to %s: %s", tmp_idx.data, name.data, strerror(errno));
 		goto out;
 	}
 	buf_reset(&tmp_idx);
-	if (dir_sync(dir, err) < 0)
+	if (dir_sync(p->dir, err) < 0)
 		goto out;
-	buf_reset(&p->data);
-	p->nr = 0;
-	if (p->slots)
-		memset(p->slots, 0, p->nr_slots * sizeof(*p->slots));
+	close(p->fd);
+	p->fd = -1;	/* the file stays: it is the pack now */
+	pack_clear(p);
 	rc = 0;
 out:
 	sha1_release(&h);
-	if (tmp_pack.len)
-		unlink(tmp_pack.data);
 	if (tmp_idx.len)
 		unlink(tmp_idx.data);
-	buf_release(&head);
-	buf_release(&tail);
 	buf_release(&idx);
-	buf_release(&tmp_pack);
 	buf_release(&tmp_idx);
 	buf_release(&name);
+	buf_release(&count);
 	return rc;
 }

@@ -3,8 +3,10 @@
 
 /*
  * A git pack made by perfbot itself: the archive's objects are hashed
- * (libgit2's git_odb_hash()), deflated once and held in memory, and
- * pack_write() puts them on disk as one pack and its version 2 index.
+ * (libgit2's git_odb_hash()), deflated once and written to a temporary
+ * file as they come, and pack_write() completes that file as a pack with
+ * its version 2 index.  Memory stays the same however many objects a
+ * pack holds, apart from 32 bytes an object for the index.
  *
  * Why not libgit2: its packbuilder deflated every object and then its
  * indexer read the pack back, inflating and hashing each object again;
@@ -17,12 +19,14 @@
  * (the ksummit corpus) that is 1.7 times faster than git's default level
  * and packs 4% larger; `git repack -adF` recompresses when space matters.
  *
- * On disk (pack_write()): the pack and its index are written under
- * temporary names (tmp_pack_*, tmp_idx_*; git gc removes leftovers, and
- * so does the archive when it opens an epoch), fsync'ed, renamed to
- * pack-<checksum>.pack and then .idx (readers look for the .idx), and
- * the directory is fsync'ed: once pack_write() returns, the objects are
- * on disk, and a kill -9 before that leaves no pack git would read.
+ * On disk: the pack and its index are written under temporary names
+ * (tmp_pack_*, tmp_idx_*; git gc removes leftovers, and so does the
+ * archive when it opens an epoch); pack_write() sets the object count in
+ * the pack's header, reads the file back for its checksum (as git
+ * fast-import does), fsyncs both, renames them to pack-<checksum>.pack
+ * and then .idx (readers look for the .idx), and fsyncs the directory:
+ * once pack_write() returns, the objects are on disk, and a kill -9
+ * before that leaves no pack git would read.
  *
  * Limits: a pack holds at most PACK_OBJECTS_MAX objects and PACK_BYTES_MAX
  * bytes (so that every offset fits the index's 31-bit table); pack_add()
@@ -42,31 +46,33 @@
 
 struct pack;
 
-/* An empty pack in memory; free it with pack_free(). */
-struct pack *pack_new(void);
+/* An empty pack to be written into dir, an existing objects/pack
+ * directory (no file is made before the first object); free it with
+ * pack_free(), which removes a pack not written. */
+struct pack *pack_new(const char *dir);
 void pack_free(struct pack *p);
 
 /*
  * Adds an object of type (blob, tree or commit) with the given contents
  * and sets *id to its object id.  An object already in this pack is not
  * added twice (its id is still set).  -1 with a message when a limit
- * above is reached or zlib fails; the pack is then as before the call.
+ * above is reached, zlib fails, or the file cannot be made or written
+ * (the message names it); the pack then holds what it held before.
  */
 int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
 	     git_oid *id, struct buf *err);
 
-/* Objects and bytes (compressed, with their headers) held. */
+/* Objects and bytes (compressed, with their headers) in the pack. */
 size_t pack_objects(const struct pack *p);
 size_t pack_bytes(const struct pack *p);
 
 /*
- * Writes the objects held as pack-<checksum>.pack and .idx into dir (an
- * existing objects/pack directory), as described above, and empties the
- * pack.  Does nothing for an empty pack.  -1 with a message naming the
- * path when a write fails; the objects are then still held, and what was
- * half written is removed.
+ * Completes the pack as pack-<checksum>.pack and .idx, as described
+ * above, and starts an empty one.  Does nothing for an empty pack.  -1
+ * with a message naming the path when a write fails; the objects are then
+ * still in the pack, and pack_write() may be called again.
  */
-int pack_write(struct pack *p, const char *dir, struct buf *err);
+int pack_write(struct pack *p, struct buf *err);
 
 /* 1 when name is one of pack_write()'s temporary files. */
 int pack_is_temporary(const char *name);

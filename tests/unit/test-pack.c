@@ -109,7 +109,7 @@ static int run(struct fixture *f, const char *fmt, ...)
 static void objects_read_back(void **state)
 {
 	struct fixture *f = *state;
-	struct pack *p = pack_new();
+	struct pack *p = pack_new(f->pack_dir.data);
 	struct buf big = BUF_INIT, err = BUF_INIT, commit = BUF_INIT;
 	unsigned char tree[9 + GIT_OID_RAWSZ] = "100644 m";
 	git_oid ids[6], tree_id, commit_id;
@@ -133,8 +133,9 @@ static void objects_read_back(void **state)
 	assert_int_equal(pack_add(p, GIT_OBJECT_COMMIT, commit.data, commit.len, &commit_id, &err), 0);
 	assert_int_equal(pack_objects(p), 8);
 	assert_true(pack_bytes(p) < big.len / 10);	/* deflated */
+	assert_int_equal(count_files(f->pack_dir.data, "tmp_pack_"), 1);
 
-	assert_int_equal(pack_write(p, f->pack_dir.data, &err), 0);
+	assert_int_equal(pack_write(p, &err), 0);
 	assert_int_equal(pack_objects(p), 0);
 	assert_int_equal(pack_bytes(p), 0);
 	assert_int_equal(count_files(f->pack_dir.data, "pack-"), 2);
@@ -160,7 +161,7 @@ static void objects_read_back(void **state)
 static void duplicates_once(void **state)
 {
 	struct fixture *f = *state;
-	struct pack *p = pack_new();
+	struct pack *p = pack_new(f->pack_dir.data);
 	struct buf err = BUF_INIT, body = BUF_INIT;
 	git_oid a, b;
 	size_t i, before;
@@ -178,40 +179,61 @@ static void duplicates_once(void **state)
 		assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, body.data, body.len, &a, &err), 0);
 	}
 	assert_int_equal(pack_objects(p), 2501);
-	assert_int_equal(pack_write(p, f->pack_dir.data, &err), 0);
+	assert_int_equal(pack_write(p, &err), 0);
 	assert_int_equal(run(f, "git -C %s verify-pack %s/pack-*.idx", f->dir, f->pack_dir.data), 0);
 	pack_free(p);
 	buf_release(&err);
 	buf_release(&body);
 }
 
-/* A failed write names the path, removes its temporary files and keeps
- * the objects, which a later write puts out; an empty pack writes nothing;
- * tags and other types are refused. */
-static void write_fails_and_retries(void **state)
+/* A pack that cannot be made names the path and stays empty; an empty
+ * pack writes nothing; tags and other types are refused; a pack freed
+ * before it was written leaves no file. */
+static void failures_leave_nothing(void **state)
 {
 	struct fixture *f = *state;
-	struct pack *p = pack_new();
 	struct buf err = BUF_INIT, missing = BUF_INIT;
+	struct pack *p;
 	git_oid id;
 
-	assert_int_equal(pack_write(p, f->pack_dir.data, &err), 0);
+	buf_addf(&missing, "%s/nowhere", f->dir);
+	p = pack_new(missing.data);
+	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "kept\n", 5, &id, &err), -1);
+	assert_non_null(strstr(err.data, missing.data));
+	assert_int_equal(pack_objects(p), 0);
+	assert_int_equal(pack_write(p, &err), 0);
+	pack_free(p);
+
+	p = pack_new(f->pack_dir.data);
+	assert_int_equal(pack_write(p, &err), 0);
 	assert_int_equal(count_files(f->pack_dir.data, "pack-"), 0);
 	assert_int_equal(pack_add(p, GIT_OBJECT_TAG, "x", 1, &id, &err), -1);
 	assert_non_null(strstr(err.data, "cannot be packed"));
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "kept\n", 5, &id, &err), 0);
-	buf_addf(&missing, "%s/nowhere", f->dir);
-	buf_reset(&err);
-	assert_int_equal(pack_write(p, missing.data, &err), -1);
-	assert_non_null(strstr(err.data, missing.data));
-	assert_int_equal(pack_objects(p), 1);
+	assert_int_equal(count_files(f->pack_dir.data, "tmp_"), 0);	/* nothing made yet */
+	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "dropped\n", 8, &id, &err), 0);
+	assert_int_equal(count_files(f->pack_dir.data, "tmp_pack_"), 1);
+	pack_free(p);
 	assert_int_equal(count_files(f->pack_dir.data, "tmp_"), 0);
-	assert_int_equal(pack_write(p, f->pack_dir.data, &err), 0);
-	read_back(f->dir, &id, GIT_OBJECT_BLOB, "kept\n", 5);
+	assert_int_equal(count_files(f->pack_dir.data, "pack-"), 0);
+
+	/* one pack after another from the same struct pack */
+	p = pack_new(f->pack_dir.data);
+	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "first\n", 6, &id, &err), 0);
+	assert_int_equal(pack_write(p, &err), 0);
+	read_back(f->dir, &id, GIT_OBJECT_BLOB, "first\n", 6);
+	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "first\n", 6, &id, &err), 0);
+	assert_int_equal(pack_objects(p), 1);	/* the set starts afresh */
+	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "second\n", 7, &id, &err), 0);
+	assert_int_equal(pack_write(p, &err), 0);
+	read_back(f->dir, &id, GIT_OBJECT_BLOB, "second\n", 7);
+	assert_int_equal(count_files(f->pack_dir.data, "pack-"), 4);
+	assert_int_equal(run(f, "for i in %s/pack-*.idx; do git -C %s verify-pack $i || exit 1; done",
+			     f->pack_dir.data, f->dir), 0);
+	pack_free(p);
+
 	assert_true(pack_is_temporary("tmp_pack_abc123"));
 	assert_true(pack_is_temporary("tmp_idx_abc123"));
 	assert_false(pack_is_temporary("pack-0123.pack"));
-	pack_free(p);
 	pack_free(NULL);
 	buf_release(&err);
 	buf_release(&missing);
@@ -222,7 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(objects_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(duplicates_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(write_fails_and_retries, setup, teardown),
+		cmocka_unit_test_setup_teardown(failures_leave_nothing, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
