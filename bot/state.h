@@ -55,7 +55,7 @@
 
 #include "buf.h"
 
-#define STATE_SCHEMA_VERSION 1		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 2		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */

@@ -153,12 +153,13 @@ def report(mid, subject, status, attempts, created, sent=None, next_attempt=None
            kind="report", parent=None, state="open", cc="oe-lkp@lists.linux.dev\nlkp@intel.com"):
     cur = db.execute(
         "INSERT INTO reports (message_id, kind, parent_id, thread_key, identity, subject, from_name,"
-        " from_email, env_from, env_rcpt, to_addrs, cc_addrs, mail, status, attempts, next_attempt,"
-        " last_reply, created, sent, state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " from_email, env_from, env_rcpt, to_addrs, cc_addrs, status, attempts, next_attempt,"
+        " last_reply, created, sent, state) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (mid, kind, parent, "key", "identity", subject, "lab", "lab@example.org", "lab@example.org",
-         "ankur.a.arora@oracle.com", "ankur.a.arora@oracle.com", cc, b"mail", status, attempts,
+         "ankur.a.arora@oracle.com", "ankur.a.arora@oracle.com", cc, status, attempts,
          next_attempt, last_reply, created, sent, state))
     rid = cur.lastrowid
+    db.execute("INSERT INTO report_mails (report_id, mail) VALUES (?, ?)", (rid, b"mail"))
     db.execute("UPDATE reports SET thread_id = ? WHERE id = ?", (parent or rid, rid))
     return rid
 r1 = report("202603101342.297fb270-lkp@intel.com",

@@ -181,12 +181,21 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 {
 	struct fixture *f = *state;
 	struct buf err = BUF_INIT, path = BUF_INIT;
+	struct state_rcpt sent_rows[] = {
+		{ "author@example.org", 250, "2.0.0 ok" },
+		{ "list@example.org", 550, "5.1.1 no" },
+	};
+	struct state_rcpt *rows;
+	struct state_reports due = { 0 };
 	struct state_report r;
-	int64_t id, max;
+	int64_t id, id2, max;
+	size_t nr;
 	sqlite3 *db;
 	int i;
 
 	id = add_report(f->st, "a@example.org", "k");
+	assert_int_equal(state_report_mark_sending(f->st, id, T0, &err), 0);
+	assert_int_equal(state_report_mark_sent(f->st, id, T0, "250 ok", sent_rows, 2, &err), 0);
 	for (i = 0; i < 3; i++) {
 		state_close(f->st);
 		ok(state_open(f->state, &f->st, &err), &err, "reopen");
@@ -197,6 +206,46 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	buf_addf(&path, "%s/state.db", f->state);
 	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
 	assert_int_equal(max, STATE_SCHEMA_VERSION);
+
+	/* A version 1 database (the mail in the report's row) is brought to
+	 * version 2 with its mail intact: made here from this one by hand. */
+	state_close(f->st);
+	f->st = NULL;
+	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "BEGIN; ALTER TABLE reports ADD COLUMN mail BLOB; "
+				      "UPDATE reports SET mail = (SELECT mail FROM report_mails "
+				      "WHERE report_id = reports.id); DROP TABLE report_mails; "
+				      "DROP INDEX reports_pending; "
+				      "CREATE INDEX reports_status ON reports(status, next_attempt); "
+				      "CREATE TABLE rr1 (report_id INTEGER NOT NULL REFERENCES reports(id), "
+				      "seq INTEGER NOT NULL, address TEXT NOT NULL, code INTEGER NOT NULL, "
+				      "reply TEXT NOT NULL, PRIMARY KEY (report_id, seq)); "
+				      "INSERT INTO rr1 SELECT * FROM recipients_results; "
+				      "DROP TABLE recipients_results; "
+				      "ALTER TABLE rr1 RENAME TO recipients_results; "
+				      "DELETE FROM schema_version WHERE version = 2; COMMIT",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(schema_rows(path.data, &max), 1);
+	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 1");
+	assert_int_equal(schema_rows(path.data, &max), 2);
+	assert_int_equal(max, 2);
+	get(f->st, id, &r);
+	assert_non_null(r.mail);
+	assert_string_equal(r.mail, "From: lab <lab@example.org>\nSubject: x\n\nbody\n");
+	state_report_release(&r);
+	assert_int_equal(state_report_results(f->st, id, &rows, &nr, &err), 0);
+	assert_int_equal(nr, 2);
+	assert_string_equal(rows[1].address, "list@example.org");
+	assert_int_equal(rows[1].code, 550);
+	assert_string_equal(rows[1].reply, "5.1.1 no");
+	state_rcpts_free(rows, nr);
+	/* and the due reports are found through the new index */
+	id2 = add_report(f->st, "b@example.org", "k2");
+	assert_int_equal(state_report_due(f->st, T0, 10, &due, &err), 0);
+	assert_int_equal(due.nr, 1);
+	assert_int_equal(due.v[0].id, id2);
+	state_reports_release(&due);
 
 	/* A database from a newer perfbot is refused, not "migrated". */
 	state_close(f->st);
