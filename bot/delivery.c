@@ -251,9 +251,15 @@ static int archive_leftovers(struct delivery *d, struct store **store, struct bu
 {
 	struct state_reports left = { 0 };
 	size_t i;
-	int ret = -1;
+	int ret = -1, owed;
 
+	if (state_archive_owed(d->st, &owed, err) < 0)
+		return -1;
+	if (!owed)
+		return 0;	/* the last run archived all it sent */
 	if (state_report_unarchived(d->st, DELIVERY_MAX_BATCH, &left, err) < 0)
+		goto out;
+	if (!left.nr && state_archive_owed_set(d->st, 0, err) < 0)
 		goto out;
 	if (left.nr) {
 		if (store_open(d->cfg, d->st, d->now, store, err) != 0)
@@ -354,7 +360,8 @@ int delivery_run(struct delivery *d, struct buf *err)
 			}
 			smtp_set_gate(s, step_gate, &job);
 		}
-		if (!store && store_open(d->cfg, d->st, d->now, &store, err) != 0) {
+		if (!store && (store_open(d->cfg, d->st, d->now, &store, err) != 0 ||
+			       state_archive_owed_set(d->st, 1, err) < 0)) {
 			ret = -1;
 			break;
 		}
@@ -403,8 +410,14 @@ int delivery_run(struct delivery *d, struct buf *err)
 done:
 	smtp_close(s);
 	/* what was delivered is archived, also when the run stopped early */
-	if (store && store_commit(store, ret < 0 ? NULL : err) < 0 && ret == 0)
-		ret = -1;
+	if (store) {
+		if (store_commit(store, ret < 0 ? NULL : err) == 0) {
+			if (state_archive_owed_set(d->st, 0, ret < 0 ? NULL : err) < 0 && ret == 0)
+				ret = -1;
+		} else if (ret == 0) {
+			ret = -1;
+		}
+	}
 	flush_smtp_log(d);
 	store_close(store);
 	/* the last marks are fsynced before the run ends */

@@ -47,6 +47,7 @@ struct smtp_session {
 	struct buf *log;
 	struct timespec start;	/* when the current command was sent */
 	const char *command;	/* the current command's verb, for messages */
+	int plain;		/* the plaintext stream below: no SIGPIPE to block */
 	int (*gate)(void *ctx, struct buf *err);	/* smtp_set_gate() */
 	void *gate_ctx;
 };
@@ -83,6 +84,109 @@ static void sigpipe_block(sigset_t *old)
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/*
+ * The plaintext stream (smtp.encryption = none, to a loopback server
+ * only).  libetpan's socket driver calls select() before each read and
+ * write for its timeout: two system calls for each of a mail's dozen
+ * reads and writes, where one does.  Here the kernel keeps smtp.timeout
+ * (SO_RCVTIMEO and SO_SNDTIMEO, set by socket_tune(): a read or write
+ * that waits longer fails with EAGAIN, which libetpan takes as a lost
+ * connection, as it takes its own timeouts), and MSG_NOSIGNAL keeps a
+ * dropped connection from raising SIGPIPE.
+ */
+struct plain {
+	int fd;
+};
+
+static ssize_t plain_read(mailstream_low *low, void *buf, size_t n)
+{
+	struct plain *p = low->data;
+	ssize_t r;
+
+	do
+		r = recv(p->fd, buf, n, 0);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static ssize_t plain_write(mailstream_low *low, const void *buf, size_t n)
+{
+	struct plain *p = low->data;
+	ssize_t r;
+
+	do
+		r = send(p->fd, buf, n, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static int plain_close(mailstream_low *low)
+{
+	struct plain *p = low->data;
+
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	return 0;
+}
+
+static int plain_get_fd(mailstream_low *low)
+{
+	return ((struct plain *)low->data)->fd;
+}
+
+static void plain_free(mailstream_low *low)
+{
+	free(low->data);
+	free(low);
+}
+
+static struct mailstream_cancel *plain_get_cancel(mailstream_low *low)
+{
+	(void)low;
+	return NULL;
+}
+
+static carray *plain_get_certificate_chain(mailstream_low *low)
+{
+	(void)low;
+	return NULL;
+}
+
+static mailstream_low_driver plain_driver = {
+	.mailstream_read = plain_read,
+	.mailstream_write = plain_write,
+	.mailstream_close = plain_close,
+	.mailstream_get_fd = plain_get_fd,
+	.mailstream_free = plain_free,
+	.mailstream_get_cancel = plain_get_cancel,
+	.mailstream_get_certificate_chain = plain_get_certificate_chain,
+};
+
+/* A buffered libetpan stream over fd with the driver above; NULL when
+ * out of memory (fd is then not closed). */
+static mailstream *plain_open(int fd)
+{
+	struct plain *p = malloc(sizeof(*p));
+	mailstream_low *low;
+	mailstream *stream;
+
+	if (!p)
+		return NULL;
+	p->fd = fd;
+	if (!(low = mailstream_low_new(p, &plain_driver))) {
+		free(p);
+		return NULL;
+	}
+	/* libetpan's own socket streams use the same 8 KiB buffer */
+	if (!(stream = mailstream_new(low, 8192))) {
+		p->fd = -1;
+		mailstream_low_free(low);
+		return NULL;
+	}
+	return stream;
 }
 
 static void sigpipe_restore(const sigset_t *old)
@@ -604,7 +708,8 @@ static enum smtp_status session_open(struct smtp_session *s, const struct smtp_o
 			return st;
 		}
 	} else {
-		stream = mailstream_socket_open_timeout(fd, o->timeout);
+		s->plain = o->encryption == SMTP_NONE;
+		stream = s->plain ? plain_open(fd) : mailstream_socket_open_timeout(fd, o->timeout);
 		if (!stream) {
 			close(fd);
 			err_set(err, "out of memory");
@@ -860,9 +965,13 @@ int smtp_send(struct smtp_session *s, const char *env_from, const char *const *r
 	if (message_check(mail, &len, err))
 		goto out;
 
-	sigpipe_block(&old);
-	st = transaction(s, env_from, rcpt, nr_rcpt, mail, len, res, err);
-	sigpipe_restore(&old);
+	if (s->plain) {
+		st = transaction(s, env_from, rcpt, nr_rcpt, mail, len, res, err);
+	} else {
+		sigpipe_block(&old);
+		st = transaction(s, env_from, rcpt, nr_rcpt, mail, len, res, err);
+		sigpipe_restore(&old);
+	}
 out:
 	/* Recipients not tried share the overall fate. */
 	for (i = 0; i < nr_rcpt; i++)

@@ -201,7 +201,7 @@ static const char *const migrations[] = {
 	"INSERT INTO report_mails (report_id, mail) SELECT id, mail FROM reports;"
 	"ALTER TABLE reports DROP COLUMN mail;"
 	"DROP INDEX reports_status;"
-	"CREATE INDEX reports_pending ON reports(next_attempt) WHERE status IN ('queued', 'sending');"
+	"CREATE INDEX reports_pending ON reports(id) WHERE status IN ('queued', 'sending');"
 	"CREATE TABLE recipients_results_2 ("
 	"  report_id INTEGER NOT NULL REFERENCES reports(id),"
 	"  seq INTEGER NOT NULL,"
@@ -213,7 +213,12 @@ static const char *const migrations[] = {
 	"INSERT INTO recipients_results_2 SELECT report_id, seq, address, code, reply "
 	"  FROM recipients_results;"
 	"DROP TABLE recipients_results;"
-	"ALTER TABLE recipients_results_2 RENAME TO recipients_results;",
+	"ALTER TABLE recipients_results_2 RENAME TO recipients_results;"
+	/* and named flags (state_archive_owed()) */
+	"CREATE TABLE flags ("
+	"  name TEXT PRIMARY KEY,"
+	"  value INTEGER NOT NULL"
+	") WITHOUT ROWID;",
 };
 
 /* ---- statements ------------------------------------------------------ */
@@ -827,9 +832,9 @@ static int report_load_sources(struct state *st, struct state_report *r, struct 
 }
 
 /* Runs q (selecting REPORT_COLUMNS, mail) and appends each row, with its
- * sources, to out.  Finalizes q. */
+ * sources when with_sources, to out.  Finalizes q. */
 static int reports_collect(struct state *st, struct stmt *q, struct state_reports *out,
-			   struct buf *err)
+			   int with_sources, struct buf *err)
 {
 	int row;
 
@@ -843,7 +848,7 @@ static int reports_collect(struct state *st, struct stmt *q, struct state_report
 			break;
 		}
 		out->nr++;
-		if (report_load_sources(st, r, err) < 0) {
+		if (with_sources && report_load_sources(st, r, err) < 0) {
 			row = -1;
 			break;
 		}
@@ -864,7 +869,7 @@ static int report_select_one(struct state *st, struct stmt *q, struct state_repo
 		stmt_finish(q);
 		return -1;
 	}
-	ret = reports_collect(st, q, &list, err);
+	ret = reports_collect(st, q, &list, 1, err);
 	ret = tx_end(st, ret, err);
 	if (ret < 0) {
 		state_reports_release(&list);
@@ -1058,8 +1063,9 @@ int state_report_due(struct state *st, int64_t now, size_t limit, struct state_r
 
 	if (!limit)
 		return 0;
-	/* through the index of pending reports: the planner would rather
-	 * scan every report ever sent in id order */
+	/* through the index of pending reports, which is in id order (no
+	 * sort of the mails); the planner would rather scan every report ever
+	 * sent */
 	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", m.mail FROM reports r "
 			 "INDEXED BY reports_pending JOIN report_mails m ON m.report_id = r.id "
 			 "WHERE r.status IN ('queued', 'sending') "
@@ -1075,7 +1081,7 @@ int state_report_due(struct state *st, int64_t now, size_t limit, struct state_r
 		stmt_finish(&q);
 		return -1;
 	}
-	ret = reports_collect(st, &q, out, err);
+	ret = reports_collect(st, &q, out, 0, err);
 	return tx_end(st, ret, err);
 }
 
@@ -1098,7 +1104,36 @@ int state_report_unarchived(struct state *st, size_t limit, struct state_reports
 		stmt_finish(&q);
 		return -1;
 	}
-	ret = reports_collect(st, &q, out, err);
+	ret = reports_collect(st, &q, out, 0, err);
+	return tx_end(st, ret, err);
+}
+
+int state_archive_owed(struct state *st, int *owed, struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	*owed = 0;
+	if (stmt_prepare(st, &q, "SELECT value FROM flags WHERE name = 'archive_owed'", err) < 0)
+		return -1;
+	if ((row = stmt_step(&q, err)) == 1)
+		*owed = col_int(q.s, 0) != 0;
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+int state_archive_owed_set(struct state *st, int owed, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT INTO flags (name, value) VALUES ('archive_owed', ?) "
+			 "ON CONFLICT (name) DO UPDATE SET value = excluded.value", err) == 0) {
+		bind_int(&q, owed != 0);
+		ret = stmt_run(&q, err);
+	}
 	return tx_end(st, ret, err);
 }
 

@@ -268,8 +268,8 @@ int state_source_find(struct state *st, const char *name, int64_t *report_id,
  * 0, as when maxPerHour is used up, appends none) the reports due at now:
  * queued ones whose next_attempt is 0 or <= now, and every 'sending' one
  * (left by a run that died).  A follow-up is due only once its parent is
- * sent or failed, so it never goes out before the mail it answers.
- * 0 or -1.
+ * sent or failed, so it never goes out before the mail it answers.  The
+ * reports' sources are not loaded.  0 or -1.
  */
 int state_report_due(struct state *st, int64_t now, size_t limit,
 		     struct state_reports *out, struct buf *err);
@@ -278,11 +278,21 @@ int state_report_due(struct state *st, int64_t now, size_t limit,
  * Appends to *out (mail included, oldest first, at most limit) the sent
  * reports that are not in the archive: a send killed after delivering
  * them but before the archive's batch was committed.  Call it after
- * store_open(), whose catch-up records what did reach the archive.
+ * store_open(), whose catch-up records what did reach the archive.  It
+ * looks at every report sent: ask state_archive_owed() first.
  * 0 or -1.
  */
 int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
 			    struct buf *err);
+
+/*
+ * Whether a delivery may have sent mail it did not archive: delivery sets
+ * it before its first mail goes out and clears it once its archive batch
+ * is committed, so a run killed in between leaves it set and the next one
+ * knows to look (state_report_unarchived()).  *owed is 0 or 1.  0 or -1.
+ */
+int state_archive_owed(struct state *st, int *owed, struct buf *err);
+int state_archive_owed_set(struct state *st, int owed, struct buf *err);
 
 /* queued|sending -> sending: attempts + 1, last_attempt = now.  Commit
  * this before sending DATA.  0 or -1. */

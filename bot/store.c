@@ -81,6 +81,8 @@ char *store_message_id(const char *raw, size_t len)
 	return id;
 }
 
+#define STORE_WAKE_BYTES (256u << 10)	/* queued mail that wakes the worker */
+
 static int worker_start(struct store *s, struct buf *err);
 
 /* archive_walk() callback: a commit the database missed. */
@@ -216,6 +218,8 @@ static int worker_start(struct store *s, struct buf *err)
  * message when an entry failed. */
 static int worker_drain(struct store *s, struct buf *err)
 {
+	if (s->done < s->nr)
+		pthread_cond_signal(&s->more);
 	while (s->done < s->nr)
 		pthread_cond_wait(&s->progress, &s->mu);
 	if (s->failed)
@@ -233,8 +237,10 @@ int store_add(struct store *s, const char *message_id, const char *raw, size_t l
 		return -1;
 	pthread_mutex_lock(&s->mu);
 	/* memory stays bounded when the caller is faster than the archive */
-	while (s->queued_bytes && s->queued_bytes + len > STORE_QUEUE_BYTES && !s->failed)
+	while (s->queued_bytes && s->queued_bytes + len > STORE_QUEUE_BYTES && !s->failed) {
+		pthread_cond_signal(&s->more);
 		pthread_cond_wait(&s->progress, &s->mu);
+	}
 	if (s->failed) {
 		r = err_set(err, "archive: %s", s->fail.data);
 	} else {
@@ -247,7 +253,10 @@ int store_add(struct store *s, const char *message_id, const char *raw, size_t l
 		f->len = len;
 		s->queued_bytes += len;
 		s->nr++;
-		pthread_cond_signal(&s->more);
+		/* woken for a good number of mails at once, not for each: a
+		 * wake-up costs two context switches */
+		if (s->queued_bytes >= STORE_WAKE_BYTES)
+			pthread_cond_signal(&s->more);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return r;

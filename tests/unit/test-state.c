@@ -223,6 +223,7 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 				      "INSERT INTO rr1 SELECT * FROM recipients_results; "
 				      "DROP TABLE recipients_results; "
 				      "ALTER TABLE rr1 RENAME TO recipients_results; "
+				      "DROP TABLE flags; "
 				      "DELETE FROM schema_version WHERE version = 2; COMMIT",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
