@@ -17,8 +17,7 @@
 
 #define PACK_HEADER 12		/* "PACK", version 2, object count */
 #define ENTRY_HEADER_MAX 10	/* type and a 64-bit size, 7 bits a byte */
-#define WBITS_MIN 9		/* zlib's smallest window: 512 bytes */
-#define WBITS_MAX 15		/* and largest: 32 KiB */
+#define SMALL_OBJECT 512	/* bytes: trees and most commits */
 #define WRITE_CHUNK (64u << 10)	/* bytes gathered before a write() */
 
 struct entry {
@@ -37,11 +36,12 @@ struct pack {
 	size_t nr, alloc;
 	uint32_t *slots;	/* open addressing on the ids: entry index + 1, 0 = free */
 	size_t nr_slots;	/* a power of two, more than twice nr */
-	/* One deflate stream per window size, the smallest that holds the
-	 * object: a reset clears a hash table as large as the window, which
-	 * for 32 KiB cost more than deflating a 2 KiB mail. */
-	z_stream z[WBITS_MAX + 1];
-	unsigned char z_ready[WBITS_MAX + 1];
+	/* Two deflate streams: zlib's smallest window (512 bytes, 3 KiB of
+	 * state) for small objects, where resetting the full one's tables
+	 * took longer than deflating a tree or a commit, and the full window
+	 * (256 KiB of state) for the rest; both are made at first use. */
+	z_stream z[2];
+	unsigned char z_ready[2];
 };
 
 struct pack *pack_new(const char *dir)
@@ -77,7 +77,7 @@ void pack_free(struct pack *p)
 
 	if (!p)
 		return;
-	for (w = WBITS_MIN; w <= WBITS_MAX; w++)
+	for (w = 0; w < 2; w++)
 		if (p->z_ready[w])
 			deflateEnd(&p->z[w]);
 	pack_clear(p);
@@ -182,19 +182,16 @@ static size_t entry_header(unsigned char *out, int type, uint64_t size)
 	return n;
 }
 
-/* A reset deflate stream for len bytes: window 2^w >= len where it can,
- * and as many hash entries as window bytes (memLevel w - 7). */
+/* A reset deflate stream for len bytes. */
 static z_stream *deflate_stream(struct pack *p, size_t len, struct buf *err)
 {
-	int w = WBITS_MIN;
-	z_stream *z;
+	int w = len > SMALL_OBJECT;
+	z_stream *z = &p->z[w];
 
-	while (w < WBITS_MAX && ((size_t)1 << w) < len)
-		w++;
-	z = &p->z[w];
 	if (!p->z_ready[w]) {
 		memset(z, 0, sizeof(*z));
-		if (deflateInit2(z, Z_BEST_SPEED, Z_DEFLATED, w, w - 7, Z_DEFAULT_STRATEGY) != Z_OK) {
+		if (deflateInit2(z, Z_BEST_SPEED, Z_DEFLATED, w ? 15 : 9, w ? 8 : 2,
+				 Z_DEFAULT_STRATEGY) != Z_OK) {
 			err_set(err, "zlib: %s", z->msg ? z->msg : "cannot start deflate");
 			return NULL;
 		}

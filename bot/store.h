@@ -30,7 +30,7 @@
 #include "state.h"
 
 #define STORE_MAX_BATCH 100000	/* messages filed before store_commit() */
-#define STORE_QUEUE_BYTES (8u << 20)	/* message bytes waiting for the archive's thread */
+#define STORE_QUEUE_BYTES (1u << 20)	/* message bytes waiting for the archive's thread (more held memory, not speed) */
 
 struct store;
 
