@@ -16,6 +16,8 @@
 #     BENCH_INGEST_RUNS (3) times on a fresh copy; the median by the clock,
 #     and the peak RSS of the run's processes (getrusage of the children:
 #     perfbot and the children it forks to parse MIME);
+#     then once on the list three times over (the copies with other
+#     Message-IDs), for memory at a larger N;
 #  3. threads: perfbot's from its state database (connected components of
 #     messages joined to every id of their In-Reply-To and References,
 #     ids never seen included, as public-inbox and notmuch thread);
@@ -32,8 +34,9 @@
 #
 # Prints a table of messages/s, seconds, peak RSS, the ratios and the
 # targets: >= 10x public-inbox-mda, >= 5x notmuch new, peak RSS under
-# 64 MiB and not growing with N (all against the small run: at most 10%
-# more), equal thread counts.  Environment: the BENCH_INGEST_* above,
+# 64 MiB and not growing with N (the whole list against the small run, and
+# three times the list against the whole: at most 10% more each), equal
+# thread counts.  Environment: the BENCH_INGEST_* above,
 # BENCH_STRICT=1 (exit 2 when a target is missed).  A peer that is not
 # installed is left out with a note (public-inbox: package public-inbox;
 # lei: package lei; notmuch: package notmuch).
@@ -232,6 +235,32 @@ while [ $k -lt "$runs" ]; do
 done
 echo "perfbot ingest --all: $(tail -n 1 "$tmp/pb/log")"
 
+# 2b. memory at three times the list: its messages three times over, the
+# copies with other Message-IDs (local part + .r1, .r2, also in
+# In-Reply-To and References, so they thread among themselves), once
+mkdir -p "$tmp/pb3/mail/new" "$tmp/pb3/mail/cur" "$tmp/pb3/mail/tmp"
+python3 - "$tmp/list" "$tmp/pb3/mail/new" <<'PY'
+import os, re, sys
+src, dest = sys.argv[1], sys.argv[2]
+names = sorted(os.listdir(src))
+for rep in range(3):
+    for name in names:
+        m = open(os.path.join(src, name), "rb").read()
+        if rep:
+            m = re.sub(rb"<([^<>@\s]+)@", lambda x: b"<" + x.group(1) + b".r%d@" % rep, m)
+        open(os.path.join(dest, "%d.%s" % (rep, name)), "wb").write(m)
+PY
+printf '[perfbot]\n\tstate = %s\n' "$tmp/pb3/state" >"$tmp/pb3/config"
+sync
+timed "$tmp/t/triple" "$perfbot" --config "$tmp/pb3/config" ingest --all --maildir "$tmp/pb3/mail" \
+	2>"$tmp/pb3/log" || {
+	echo "ingest.sh: perfbot ingest --all of three times the list failed:" >&2
+	tail -n 5 "$tmp/pb3/log" >&2
+	exit 1
+}
+echo "perfbot ingest --all, three times the list: $(tail -n 1 "$tmp/pb3/log")"
+rm -rf "$tmp/pb3"
+
 # 3. threads: perfbot's, and public-inbox's on perfbot's archive
 python3 - "$tmp/pb/state/state.db" >"$tmp/t/threads.perfbot" <<'PY'
 import sqlite3, sys
@@ -359,6 +388,7 @@ pb_small, pb_all = median("perfbot.%d" % small), median("perfbot.%d" % total)
 rss_small = max(load(f)[2] for f in os.listdir(t) if f.startswith("perfbot.%d." % small)) / 1024
 rss_all = max(load(f)[2] for f in os.listdir(t) if f.startswith("perfbot.%d." % total)) / 1024
 mda, lei, nm = load("mda"), load("lei"), load("notmuch")
+triple = load("triple")
 missed = []
 
 def row(name, n, run, rss, note=""):
@@ -370,6 +400,8 @@ print("summary (ingest): perfbot the median of its runs; peak RSS of the process
 print("%-30s %6s %8s %9s %9s %8s" % ("", "msgs", "seconds", "msgs/s", "ms/msg", "RSS MiB"))
 row("perfbot ingest --all", total, pb_all, rss_all, "fresh state, archive included")
 row("perfbot ingest --all (small)", small, pb_small, rss_small)
+if triple:
+    row("perfbot ingest --all (3x)", 3 * total, triple, triple[2] / 1024, "the list three times, once")
 if mda:
     row("public-inbox-mda", mda_n, mda, mda[2] / 1024, "one process a message, a sample of %d" % mda_n)
 if lei:
@@ -401,6 +433,13 @@ print("peak RSS, %d against %d messages: %+.0f%%   target: not growing with N (<
       % (total, small, grow * 100, "met" if ok else "MISSED"))
 if not ok:
     missed.append("RSS growth")
+if triple:
+    grow = triple[2] / 1024 / rss_all - 1
+    ok = grow <= 0.10
+    print("peak RSS, %d against %d messages: %+.0f%%   target: not growing with N (<= +10%%): %s"
+          % (3 * total, total, grow * 100, "met" if ok else "MISSED"))
+    if not ok:
+        missed.append("RSS growth at 3x")
 counts = {}
 for who in ("perfbot", "pi", "notmuch"):
     c = load("threads." + who)
