@@ -857,6 +857,21 @@ static int reports_collect(struct state *st, struct stmt *q, struct state_report
 	return row < 0 ? -1 : 0;
 }
 
+/* Runs q (selecting REPORT_COLUMNS, mail; bound) in a read transaction
+ * and appends its reports, without their sources, to out.  0 or -1. */
+static int reports_read(struct state *st, struct stmt *q, struct state_reports *out,
+			struct buf *err)
+{
+	int ret;
+
+	if (tx_begin(st, 0, err) < 0) {
+		stmt_finish(q);
+		return -1;
+	}
+	ret = reports_collect(st, q, out, 0, err);
+	return tx_end(st, ret, err);
+}
+
 /* Runs q (which yields at most one report row) into *out: 1, 0 or -1. */
 static int report_select_one(struct state *st, struct stmt *q, struct state_report *out,
 			     struct buf *err)
@@ -1059,7 +1074,6 @@ int state_report_due(struct state *st, int64_t now, size_t limit, struct state_r
 		     struct buf *err)
 {
 	struct stmt q;
-	int ret;
 
 	if (!limit)
 		return 0;
@@ -1077,19 +1091,13 @@ int state_report_due(struct state *st, int64_t now, size_t limit, struct state_r
 		return -1;
 	bind_int(&q, now);
 	bind_int(&q, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
-	if (tx_begin(st, 0, err) < 0) {
-		stmt_finish(&q);
-		return -1;
-	}
-	ret = reports_collect(st, &q, out, 0, err);
-	return tx_end(st, ret, err);
+	return reports_read(st, &q, out, err);
 }
 
 int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
 			    struct buf *err)
 {
 	struct stmt q;
-	int ret;
 
 	if (!limit)
 		return 0;
@@ -1100,12 +1108,7 @@ int state_report_unarchived(struct state *st, size_t limit, struct state_reports
 			 "ORDER BY r.id LIMIT ?", err) < 0)
 		return -1;
 	bind_int(&q, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
-	if (tx_begin(st, 0, err) < 0) {
-		stmt_finish(&q);
-		return -1;
-	}
-	ret = reports_collect(st, &q, out, 0, err);
-	return tx_end(st, ret, err);
+	return reports_read(st, &q, out, err);
 }
 
 int state_archive_owed(struct state *st, int *owed, struct buf *err)

@@ -224,17 +224,21 @@ peer_case "a silent server" queued --silent
 # 8. kill -9 at random instants of a batch: every mail arrives, only a mail
 #    whose attempt was cut may arrive twice, always with the same Message-ID
 config "$tmp/s10" "$pf_port" > "$tmp/c10"
-python3 - "$tmp" "$top/tests/golden/improvement-derived-kind/input.json" <<'PY'
+# reports PREFIX N: N comparisons $tmp/PREFIX00.json..., one tree each
+# (comparisons of one tree and head coalesce)
+reports() {
+	python3 - "$tmp" "$top/tests/golden/improvement-derived-kind/input.json" "$1" "$2" <<'PY'
 import json, sys, copy
 d = json.load(open(sys.argv[2]))
-for i in range(12):
-    # 12 reports: one tree each (comparisons of one tree and head coalesce)
+for i in range(int(sys.argv[4])):
     e = copy.deepcopy(d)
     e["tests"] = [d["tests"][0]]
     e["tree"] = "lab%d/master" % i
     e["repo_url"] = "https://git.example.org/lab%d.git" % i
-    json.dump(e, open("%s/k%02d.json" % (sys.argv[1], i), "w"))
+    json.dump(e, open("%s/%s%02d.json" % (sys.argv[1], sys.argv[3], i), "w"))
 PY
+}
+reports k 12
 before=$(transactions)
 "$perfbot" --config "$tmp/c10" queue "$tmp"/k*.json >/dev/null 2>&1
 touch -d "@$now" "$tmp/s10/spool/incoming"/*
@@ -288,16 +292,7 @@ rm -rf "$tmp/peer.out"
 mkdir -p "$tmp/peer.out"
 peer --silent-after 2
 config "$tmp/s12" "$peer_port" > "$tmp/c12"
-python3 - "$tmp" "$top/tests/golden/improvement-derived-kind/input.json" <<'PY'
-import json, sys, copy
-d = json.load(open(sys.argv[2]))
-for i in range(3):
-    e = copy.deepcopy(d)
-    e["tests"] = [d["tests"][0]]
-    e["tree"] = "lab%d/master" % i
-    e["repo_url"] = "https://git.example.org/lab%d.git" % i
-    json.dump(e, open("%s/a%02d.json" % (sys.argv[1], i), "w"))
-PY
+reports a 3
 "$perfbot" --config "$tmp/c12" queue "$tmp"/a0*.json >"$tmp/log12q" 2>&1 || sed "s/^/    /" "$tmp/log12q"
 touch -d "@$now" "$tmp/s12/spool/incoming"/*
 PERFBOT_NOW=$((now + 3600)) "$perfbot" --config "$tmp/c12" send 2>"$tmp/log12" &
