@@ -238,17 +238,21 @@ for i in range(int(sys.argv[4])):
     json.dump(e, open("%s/%s%02d.json" % (sys.argv[1], sys.argv[3], i), "w"))
 PY
 }
-reports k 12
+reports k 30
 before=$(transactions)
 "$perfbot" --config "$tmp/c10" queue "$tmp"/k*.json >/dev/null 2>&1
 touch -d "@$now" "$tmp/s10/spool/incoming"/*
 kills=0
-for delay in 0.05 0.15 0.3 0.1 0.5; do
+# short delays: a batch to the private Postfix takes a fraction of a
+# second, and only a kill that finds the run alive counts (exit 137)
+for delay in 0.02 0.05 0.08 0.12 0.16 0.2 0.25 0.3; do
 	PERFBOT_NOW=$((now + 3600)) "$perfbot" --config "$tmp/c10" send 2>>"$tmp/log10" &
 	p=$!
 	sleep "$delay"
-	kill -9 "$p" 2>/dev/null && kills=$((kills + 1))
-	wait "$p" 2>/dev/null
+	kill -9 "$p" 2>/dev/null
+	rc=0
+	wait "$p" 2>/dev/null || rc=$?
+	[ "$rc" -ne 137 ] || kills=$((kills + 1))
 done
 i=0
 while [ $i -lt 5 ]; do
@@ -274,7 +278,8 @@ print(len(mids), len(missing), dups, int(sys.argv[4]), all(r["status"] == "sent"
 PY
 read n missing dups kills_done all_sent <"$tmp/crash.txt"
 echo "  crash test: $n reports, $kills_done kill -9, $missing missing, $dups duplicate deliveries"
-check "crash: all 12 reports are in the outbox" test "$n" -eq 12
+check "crash: a kill found a run at work ($kills_done)" test "$kills_done" -ge 1
+check "crash: all 30 reports are in the outbox" test "$n" -eq 30
 check "crash: every report was delivered" test "$missing" -eq 0
 check "crash: all are marked sent" test "$all_sent" = True
 check "crash: at most one duplicate per kill" test "$dups" -le "$kills_done"
@@ -283,7 +288,7 @@ check "crash: at most one duplicate per kill" test "$dups" -le "$kills_done"
 archived=$(git --git-dir="$tmp/s10/archive/git/0.git" log --format=%H master 2>/dev/null |
 	while read -r c; do git --git-dir="$tmp/s10/archive/git/0.git" cat-file blob "$c:m"; done |
 	sed -n 's/^Message-ID: <\(.*\)>$/\1/Ip' | sort | uniq -c | awk '$1 == 1 { n++ } END { print n + 0 }')
-check "crash: each of the 12 reports is in the archive once ($archived)" test "$archived" -eq 12
+check "crash: each of the 30 reports is in the archive once ($archived)" test "$archived" -eq 30
 
 # 9. a run killed after delivering mails but before archiving them: the
 #    next run archives them (the kill falls while the peer holds the third
