@@ -199,14 +199,18 @@ for i in range(600):
         "Message-ID: <m%d@example.org>\n%sDate: Mon, 2 Mar 2026 10:%02d:00 +0000\n\nbody %d\n"
         % (i % 7, i % 7, "Re: topic" if i % 10 else "topic", i - i % 10, i, parent, i % 60, i))
 PY
+# only a kill that finds the run alive counts (exit 137)
 kills=0
-for delay in 0.05 0.1 0.15 0.2 0.1 0.3; do
+for delay in 0.02 0.04 0.06 0.08 0.1 0.13 0.16 0.2; do
 	"$perfbot" --config "$tmp/c3" ingest --all --maildir "$tmp/md" 2>/dev/null &
 	p=$!
 	sleep "$delay"
-	kill -9 "$p" 2>/dev/null && kills=$((kills + 1))
-	wait "$p" 2>/dev/null
+	kill -9 "$p" 2>/dev/null
+	rc=0
+	wait "$p" 2>/dev/null || rc=$?
+	[ "$rc" -ne 137 ] || kills=$((kills + 1))
 done
+check "ingest: a kill -9 found a run at work ($kills)" test "$kills" -ge 1
 "$perfbot" --config "$tmp/c3" ingest --all --maildir "$tmp/md" 2>"$tmp/crash-ingest.log"
 check "ingest after $kills kill -9: exit 0 at the end" test $? -eq 0
 check "ingest after kill -9: new/ is empty" test "$(ls "$tmp/md/new" | wc -l)" -eq 0
