@@ -271,11 +271,25 @@ static int file_start(struct pack *p, struct buf *err)
 	return 0;
 }
 
-/* Writes out what p->out gathered. */
+/* Writes out what p->out gathered; after a failure p->out keeps what did
+ * not go out, so that the file never holds a byte twice. */
 static int out_flush(struct pack *p, struct buf *err)
 {
-	if (p->out.len && write_all(p->fd, p->out.data, p->out.len) < 0)
-		return err_set(err, "cannot write %s: %s", p->path.data, strerror(errno));
+	size_t done = 0;
+
+	while (done < p->out.len) {
+		ssize_t w = write(p->fd, p->out.data + done, p->out.len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err_set(err, "cannot write %s: %s", p->path.data, w ? strerror(errno) : "no space");
+			memmove(p->out.data, p->out.data + done, p->out.len - done);
+			buf_truncate(&p->out, p->out.len - done);
+			return -1;
+		}
+		done += (size_t)w;
+	}
 	buf_reset(&p->out);
 	return 0;
 }
@@ -284,7 +298,7 @@ int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
 	     git_oid *id, struct buf *err)
 {
 	unsigned char head[ENTRY_HEADER_MAX];
-	size_t start = p->out.len, hlen, zlen;
+	size_t start, hlen, zlen;
 	int code = type_code(type);
 	struct entry *e;
 
@@ -304,6 +318,11 @@ int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
 		return err_set(err, "pack: more than %zu bytes", PACK_BYTES_MAX);
 	if (p->fd < 0 && file_start(p, err) < 0)
 		return -1;
+	/* what earlier objects gathered goes out first, so that a failed
+	 * write leaves the pack as it was */
+	if (p->out.len >= WRITE_CHUNK && out_flush(p, err) < 0)
+		return -1;
+	start = p->out.len;
 	hlen = entry_header(head, code, len);
 	buf_add(&p->out, head, hlen);
 	if (!(zlen = deflate_into(p, data, len, err))) {
@@ -322,12 +341,6 @@ int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
 	slot_put(p, p->nr);
 	p->nr++;
 	p->size += hlen + zlen;
-	/* a failed write leaves this object out of the index: it is only
-	 * garbage in a pack that is then never written (the caller gives up) */
-	if (p->out.len >= WRITE_CHUNK && out_flush(p, err) < 0) {
-		p->nr--;
-		return -1;
-	}
 	return 0;
 }
 

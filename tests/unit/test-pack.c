@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -239,12 +241,66 @@ static void failures_leave_nothing(void **state)
 	buf_release(&missing);
 }
 
+/* A write that fails (here: the file size limit, EFBIG) leaves the pack
+ * as it was; once the cause is gone the same pack goes on and is written
+ * whole, every object readable. */
+static void write_failure_keeps_the_pack(void **state)
+{
+	struct fixture *f = *state;
+	struct pack *p = pack_new(f->pack_dir.data);
+	struct buf err = BUF_INIT, body = BUF_INIT;
+	struct rlimit old, small;
+	git_oid ids[400];
+	size_t n = 0, i, objects = 0;
+	int failed = 0;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 96 << 10;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	/* incompressible bodies of 2 KiB, until a write fails */
+	while (n < 400 && !failed) {
+		buf_reset(&body);
+		for (i = 0; i < 2048; i++)
+			buf_addc(&body, (char)(((n + 1) * 2654435761u + i * 40503u) >> 7));
+		if (pack_add(p, GIT_OBJECT_BLOB, body.data, body.len, &ids[n], &err) < 0) {
+			failed = 1;
+			assert_non_null(strstr(err.data, "cannot write"));
+			assert_int_equal(pack_objects(p), objects);
+		} else {
+			objects = pack_objects(p);
+			n++;
+		}
+	}
+	assert_true(failed);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	/* the one that failed goes in now, and the pack is complete */
+	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, body.data, body.len, &ids[n], &err), 0);
+	n++;
+	assert_int_equal(pack_write(p, &err), 0);
+	assert_int_equal(run(f, "git -C %s verify-pack %s/pack-*.idx", f->dir, f->pack_dir.data), 0);
+	for (i = 0; i < n; i++) {
+		size_t k;
+
+		buf_reset(&body);
+		for (k = 0; k < 2048; k++)
+			buf_addc(&body, (char)(((i + 1) * 2654435761u + k * 40503u) >> 7));
+		read_back(f->dir, &ids[i], GIT_OBJECT_BLOB, body.data, body.len);
+	}
+	pack_free(p);
+	buf_release(&err);
+	buf_release(&body);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(objects_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(duplicates_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(failures_leave_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(write_failure_keeps_the_pack, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
