@@ -6,7 +6,8 @@
  * (libgit2's git_odb_hash()), deflated once and written to a temporary
  * file as they come, and pack_write() completes that file as a pack with
  * its version 2 index.  Memory stays the same however many objects a
- * pack holds, apart from 32 bytes an object for the index.
+ * pack holds, apart from about 40 bytes an object for the index and the
+ * set of ids.
  *
  * Why not libgit2: its packbuilder deflated every object and then its
  * indexer read the pack back, inflating and hashing each object again;
