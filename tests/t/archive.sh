@@ -186,7 +186,7 @@ while [ $round -lt 8 ]; do
 	pid=
 	after=$(git -C "$crash/git/0.git" rev-parse master 2>&1)
 	[ "$after" = "$before" ] && killed=$((killed + 1))
-	ls "$crash/git/0.git/objects/pack" | grep -q '^pack_git2_' && leftover=$((leftover + 1))
+	ls "$crash/git/0.git/objects/pack" | grep -q '^tmp_pack_' && leftover=$((leftover + 1))
 	last=$(tail -n 1 "$tmp/crash.ids" | cut -d' ' -f1)
 	if [ "$after" != "$before" ] && [ "$after" != "$last" ]; then
 		echo "  round $round: master $after is neither $before nor $last"
@@ -194,7 +194,7 @@ while [ $round -lt 8 ]; do
 	fi
 	fsck_all "$crash" --garbage-ok || bad=$((bad + 1))
 done
-echo "  $killed of 8 runs (of about $ms ms each) were killed before master moved, $leftover while writing a pack"
+echo "  $killed of 8 runs (of about $ms ms each) were killed before master moved, $leftover with a pack half written"
 check "kill -9 leaves master at the old or the new tip, and git fsck clean" 0 "$bad"
 before=$(git -C "$crash/git/0.git" rev-list --count master)
 if "$import" --import "$crash" $NOW "$m/report2" >"$tmp/crash.ids" 2>"$tmp/err"; then
