@@ -12,6 +12,11 @@ check() {
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
 
+# check_eq NAME WANT GOT: ok when GOT is WANT, else says both
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: got '$3', want '$2'"; fi
+}
+
 # A free TCP port on 127.0.0.1.
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

@@ -17,22 +17,7 @@ fail=0
 skip=0
 NOW=1773100000
 
-ok() {
-	echo "ok $1"
-	pass=$((pass + 1))
-}
-not_ok() {
-	echo "FAIL $1"
-	fail=$((fail + 1))
-}
-# check NAME WANT GOT
-check() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		not_ok "$1: got '$3', want '$2'"
-	fi
-}
+. "$top/tests/helpers/tlib.sh"
 
 if [ ! -x "$import" ]; then
 	echo "FAIL $import is not built"
@@ -97,10 +82,10 @@ if "$import" --import "$inbox" $NOW "$m/report1" "$m/replyA" "$m/replyB.crlf" "$
 else
 	not_ok "first batch: $(cat "$tmp/err")"
 fi
-check "one commit per message on master" 4 "$(git -C "$inbox/git/0.git" rev-list --count master 2>&1)"
-check "master is the last commit written" "$(tail -n 1 "$tmp/ids" | cut -d' ' -f1)" \
+check_eq "one commit per message on master" 4 "$(git -C "$inbox/git/0.git" rev-list --count master 2>&1)"
+check_eq "master is the last commit written" "$(tail -n 1 "$tmp/ids" | cut -d' ' -f1)" \
 	"$(git -C "$inbox/git/0.git" rev-parse master 2>&1)"
-check "each commit holds only m" "m m m m" \
+check_eq "each commit holds only m" "m m m m" \
 	"$(for c in $(git -C "$inbox/git/0.git" rev-list master); do git -C "$inbox/git/0.git" ls-tree --name-only "$c"; done | tr '\n' ' ' | sed 's/ $//')"
 if git -C "$inbox/git/0.git" cat-file blob master~1:m | cmp -s - "$m/replyB"; then
 	ok "a CRLF message is stored with LF"
@@ -115,8 +100,8 @@ if [ "$rc" -eq 77 ]; then
 	cat "$tmp/pi"
 	skip=$((skip + 1))
 else
-	check "public-inbox-index: 4 messages in 2 threads" "4|2" "$(cat "$tmp/pi")"
-	check "the report and its replies are one thread" \
+	check_eq "public-inbox-index: 4 messages in 2 threads" "4|2" "$(cat "$tmp/pi")"
+	check_eq "the report and its replies are one thread" \
 		"a@example.org b@example.org r1@perfbot.example.org
 r2@perfbot.example.org" \
 		"$(sh "$picheck" "$inbox" "$threads_sql" 2>&1)"
@@ -127,11 +112,11 @@ r2@perfbot.example.org" \
 	else
 		not_ok "second batch: $(cat "$tmp/err")"
 	fi
-	check "the second batch continues the history" 8 \
+	check_eq "the second batch continues the history" 8 \
 		"$(git -C "$inbox/git/0.git" rev-list --count master 2>&1)"
-	check "public-inbox-index again (incremental): 8 messages in 4 threads" "8|4" \
+	check_eq "public-inbox-index again (incremental): 8 messages in 4 threads" "8|4" \
 		"$(sh "$picheck" "$inbox" 2>&1)"
-	check "threads after the second batch, a reply before its parent included" \
+	check_eq "threads after the second batch, a reply before its parent included" \
 		"a@example.org b@example.org r1@perfbot.example.org
 c@example.org r2@perfbot.example.org
 d@example.org late@example.org
@@ -142,13 +127,13 @@ t3@example.org" \
 	ep=$tmp/epochs
 	"$import" --import "$ep" $NOW --epoch-max 1 "$m/report1" "$m/replyA" "$m/replyB" "$m/report2" \
 		>/dev/null 2>"$tmp/err" || not_ok "epochs, first batch: $(cat "$tmp/err")"
-	check "one epoch per message" "0.git 1.git 2.git 3.git" "$(ls "$ep/git" | tr '\n' ' ' | sed 's/ $//')"
-	check "public-inbox-index over 4 epochs: 4 messages in 2 threads" "4|2" "$(sh "$picheck" "$ep" 2>&1)"
+	check_eq "one epoch per message" "0.git 1.git 2.git 3.git" "$(ls "$ep/git" | tr '\n' ' ' | sed 's/ $//')"
+	check_eq "public-inbox-index over 4 epochs: 4 messages in 2 threads" "4|2" "$(sh "$picheck" "$ep" 2>&1)"
 	"$import" --import "$ep" $NOW --epoch-max 1 "$m/replyC" "$m/lone3" "$m/early" "$m/late" \
 		>/dev/null 2>"$tmp/err" || not_ok "epochs, second batch: $(cat "$tmp/err")"
-	check "public-inbox-index over 8 epochs (incremental): 8 messages in 4 threads" "8|4" \
+	check_eq "public-inbox-index over 8 epochs (incremental): 8 messages in 4 threads" "8|4" \
 		"$(sh "$picheck" "$ep" 2>&1)"
-	check "all.git lists every epoch" 8 "$(wc -l <"$ep/all.git/objects/info/alternates" 2>&1)"
+	check_eq "all.git lists every epoch" 8 "$(wc -l <"$ep/all.git/objects/info/alternates" 2>&1)"
 	if fsck_all "$ep"; then ok "git fsck --strict, every epoch"; else not_ok "git fsck --strict, every epoch"; fi
 fi
 
@@ -195,10 +180,10 @@ while [ $round -lt 8 ]; do
 	fsck_all "$crash" --garbage-ok || bad=$((bad + 1))
 done
 echo "  $killed of 8 runs (of about $ms ms each) were killed before master moved, $leftover with a pack half written"
-check "kill -9 leaves master at the old or the new tip, and git fsck clean" 0 "$bad"
+check_eq "kill -9 leaves master at the old or the new tip, and git fsck clean" 0 "$bad"
 before=$(git -C "$crash/git/0.git" rev-list --count master)
 if "$import" --import "$crash" $NOW "$m/report2" >"$tmp/crash.ids" 2>"$tmp/err"; then
-	check "after the kills, the next run continues from master" "$((before + 1)) $before" \
+	check_eq "after the kills, the next run continues from master" "$((before + 1)) $before" \
 		"$(git -C "$crash/git/0.git" rev-list --count master) $(git -C "$crash/git/0.git" rev-list --count master~1)"
 	if fsck_all "$crash"; then ok "and removes what the killed runs left"; else not_ok "leftovers after the kills"; fi
 else

@@ -18,22 +18,7 @@ dovecot=$top/tests/helpers/dovecot.sh
 pass=0
 fail=0
 
-ok() {
-	echo "ok $1"
-	pass=$((pass + 1))
-}
-not_ok() {
-	echo "FAIL $1"
-	fail=$((fail + 1))
-}
-# check NAME WANT GOT
-check() {
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		not_ok "$1: got '$3', want '$2'"
-	fi
-}
+. "$top/tests/helpers/tlib.sh"
 skip_all() {
 	echo "skip: $1"
 	echo "0 passed, 0 failed, 1 skipped"
@@ -56,10 +41,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 port=$(free_port)
 tport=$(free_port)
@@ -121,17 +102,17 @@ deliver 3 three
 
 # 1. STARTTLS, certificate verified against the test CA; every message, CRLF -> LF
 fetch "$starttls" state
-check "starttls: all three messages" "0 1 2 3" "$rc $(uids)"
+check_eq "starttls: all three messages" "0 1 2 3" "$rc $(uids)"
 [ "$rc" = 0 ] || sed 's/^/  /' "$tmp/stderr"
 same=0
 for i in 1 2 3; do
 	cmp -s "$out/$i" "$tmp/msg-$i" && same=$((same + 1))
 done
-check "starttls: bytes as delivered (Dovecot's CRLF turned back into LF)" 3 "$same"
-check "no CR in what was fetched" "3 0" "$(ls "$out" | wc -l) $(cat "$out"/* | tr -cd '\r' | wc -c)"
+check_eq "starttls: bytes as delivered (Dovecot's CRLF turned back into LF)" 3 "$same"
+check_eq "no CR in what was fetched" "3 0" "$(ls "$out" | wc -l) $(cat "$out"/* | tr -cd '\r' | wc -c)"
 validity=$(cut -d' ' -f1 "$tmp/state")
-check "the cursor holds the last UID" "3" "$(cut -d' ' -f2 "$tmp/state")"
-check "nothing was marked \\Seen (EXAMINE, BODY.PEEK[])" "" \
+check_eq "the cursor holds the last UID" "3" "$(cut -d' ' -f2 "$tmp/state")"
+check_eq "nothing was marked \\Seen (EXAMINE, BODY.PEEK[])" "" \
 	"$(ls "$maildir/cur" "$maildir/new" | grep ':2,.*S' || true)"
 
 # 2. the n:* quirk: the server answers UID SEARCH UID 4:* with 3, the source filters it
@@ -144,27 +125,27 @@ print(m.uid("SEARCH", "UID", "4:*")[1][0].decode())
 m.logout()
 EOF
 )
-check "the server shows the n:* quirk (UID SEARCH UID 4:* finds 3)" "3" "$quirk"
+check_eq "the server shows the n:* quirk (UID SEARCH UID 4:* finds 3)" "3" "$quirk"
 fetch "$starttls" state
-check "resume with nothing new: nothing taken" "0 " "$rc $(uids)"
+check_eq "resume with nothing new: nothing taken" "0 " "$rc $(uids)"
 
 # 3. resume: only the new ones
 deliver 4 four
 deliver 5 five
 fetch "$starttls" state
-check "resume: only the new messages" "0 4 5" "$rc $(uids)"
-check "resume: cursor" "$validity 5" "$(cat "$tmp/state")"
+check_eq "resume: only the new messages" "0 4 5" "$rc $(uids)"
+check_eq "resume: cursor" "$validity 5" "$(cat "$tmp/state")"
 
 # 4. without acks the cursor stays and the message comes again
 deliver 6 six
 fetch "$starttls" state noack
-check "not acked: taken" "0 6" "$rc $(uids)"
+check_eq "not acked: taken" "0 6" "$rc $(uids)"
 fetch "$starttls" state
-check "not acked: taken again next time" "0 6" "$rc $(uids)"
+check_eq "not acked: taken again next time" "0 6" "$rc $(uids)"
 
 # 5. host name: localhost matches the certificate's DNS name too
 fetch "imap://$user@localhost:$port/INBOX?starttls" state-localhost
-check "starttls to localhost" "0 1 2 3 4 5 6" "$rc $(uids)"
+check_eq "starttls to localhost" "0 1 2 3 4 5 6" "$rc $(uids)"
 
 # 6. implicit TLS (imaps://) through a TLS front end before the same Dovecot
 cat >"$tmp/front.py" <<'EOF'
@@ -215,18 +196,18 @@ start_front() {
 }
 start_front server
 fetch "imaps://$user@127.0.0.1:$tport/INBOX" state-imaps
-check "imaps: all messages" "0 1 2 3 4 5 6" "$rc $(uids)"
+check_eq "imaps: all messages" "0 1 2 3 4 5 6" "$rc $(uids)"
 [ "$rc" = 0 ] || sed 's/^/  /' "$tmp/stderr"
 cmp -s "$out/2" "$tmp/msg-2" && ok "imaps: bytes as delivered" || not_ok "imaps: bytes as delivered"
 
 before=$(logins)
 start_front self
 fetch "imaps://$user@127.0.0.1:$tport/INBOX" state-bad
-check "imaps, self-signed certificate: refused" "1" "$rc"
+check_eq "imaps, self-signed certificate: refused" "1" "$rc"
 grep -q 'not trusted' "$tmp/stderr" && ok "imaps, self-signed: says why" ||
 	not_ok "imaps, self-signed: says why: $(cat "$tmp/stderr")"
-check "imaps, self-signed: no login reached Dovecot" "$before" "$(logins)"
-check "imaps, self-signed: no cursor written" "no" "$([ -f "$tmp/state-bad" ] && echo yes || echo no)"
+check_eq "imaps, self-signed: no login reached Dovecot" "$before" "$(logins)"
+check_eq "imaps, self-signed: no cursor written" "no" "$([ -f "$tmp/state-bad" ] && echo yes || echo no)"
 kill "$proxy_pid" 2>/dev/null
 wait "$proxy_pid" 2>/dev/null
 proxy_pid=
@@ -236,14 +217,14 @@ for c in wrong self; do
 	start_dovecot "$c"
 	: >"$log"
 	fetch "$starttls" state-bad
-	check "starttls, $c certificate: refused" "1" "$rc"
+	check_eq "starttls, $c certificate: refused" "1" "$rc"
 	case $c in
 	wrong) want='another host name' ;;
 	self) want='issuer unknown' ;;
 	esac
 	grep -q "$want" "$tmp/stderr" && ok "starttls, $c certificate: says '$want'" ||
 		not_ok "starttls, $c certificate: message: $(cat "$tmp/stderr")"
-	check "starttls, $c certificate: Dovecot saw no login" "0" "$(logins)"
+	check_eq "starttls, $c certificate: Dovecot saw no login" "0" "$(logins)"
 	grep -Eq 'no auth attempts|before auth was ready' "$log" &&
 		ok "starttls, $c certificate: Dovecot saw no auth attempt" ||
 		not_ok "starttls, $c certificate: Dovecot's log: $(cat "$log")"
@@ -252,12 +233,12 @@ start_dovecot server
 
 # 8. plain imap:// to loopback, a missing mailbox, no server
 fetch "imap://$user@127.0.0.1:$port/INBOX" state-plain
-check "plain imap:// to 127.0.0.1" "0 1 2 3 4 5 6" "$rc $(uids)"
+check_eq "plain imap:// to 127.0.0.1" "0 1 2 3 4 5 6" "$rc $(uids)"
 fetch "imap://$user@127.0.0.1:$port/NoSuchBox?starttls" state-x
-check "missing mailbox: refused" "1" "$rc"
+check_eq "missing mailbox: refused" "1" "$rc"
 grep -q 'NoSuchBox' "$tmp/stderr" && ok "missing mailbox: named" || not_ok "missing mailbox: $(cat "$tmp/stderr")"
 fetch "imap://$user@127.0.0.1:$(free_port)/INBOX?starttls" state-x
-check "no server: a temporary failure" "75" "$rc"
+check_eq "no server: a temporary failure" "75" "$rc"
 
 # 9. an oversized message is reported with its size, and its body is not fetched
 python3 -c '
@@ -271,7 +252,7 @@ with open(sys.argv[1], "w") as f:
 chown nobody:nogroup "$maildir/new/1700000099.big.test"
 : >"$log"
 fetch "$starttls" state
-check "oversized: flagged" "0 7" "$rc $(uids)"
+check_eq "oversized: flagged" "0 7" "$rc $(uids)"
 grep -q '^imap:7 [0-9]* oversized$' "$tmp/stdout" && ok "oversized: its size is given" ||
 	not_ok "oversized: $(cat "$tmp/stdout")"
 sent=$(sed -n 's/.*Logged out in=[0-9]* out=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
@@ -279,7 +260,7 @@ sent=$(sed -n 's/.*Logged out in=[0-9]* out=\([0-9]*\).*/\1/p' "$log" | tail -n 
 	not_ok "oversized: Dovecot sent '${sent}' bytes: $(tail -n 3 "$log")"
 deliver 7 seven
 fetch "$starttls" state
-check "oversized: acked like the others, the next one taken" "0 8" "$rc $(uids)"
+check_eq "oversized: acked like the others, the next one taken" "0 8" "$rc $(uids)"
 
 # 10. UIDVALIDITY change: the mailbox recreated
 sleep 1
@@ -290,7 +271,7 @@ chown -R nobody:nogroup "$maildir"
 start_dovecot server
 deliver 9 nine
 fetch "$starttls" state
-check "uidvalidity changed: read from the start" "0 1" "$rc $(uids)"
+check_eq "uidvalidity changed: read from the start" "0 1" "$rc $(uids)"
 grep -q "^restart: the UIDVALIDITY of INBOX changed from $validity to " "$tmp/stdout" &&
 	ok "uidvalidity changed: reported" || not_ok "uidvalidity changed: $(cat "$tmp/stdout")"
 cmp -s "$out/1" "$tmp/msg-9" && ok "uidvalidity changed: the new message" ||
@@ -302,7 +283,7 @@ new_validity=$(cut -d' ' -f1 "$tmp/state")
 # 11. the wrong password (last: Dovecot slows down logins from an address
 # after a failure)
 "$drv" --imap "$starttls" "wrong" "$ca" "$tmp/state-x" "$out" >"$tmp/stdout" 2>"$tmp/stderr"
-check "wrong password: refused, not temporary" "1" "$?"
+check_eq "wrong password: refused, not temporary" "1" "$?"
 grep -q 'login refused' "$tmp/stderr" && ok "wrong password: says so" ||
 	not_ok "wrong password: $(cat "$tmp/stderr")"
 
