@@ -699,6 +699,15 @@ static const struct field *field_first(const struct archive *a, enum field_kind 
 	return NULL;
 }
 
+/* Narrows [*p, *e) to leave out the blanks at both ends. */
+static void span_trim(const char **p, const char **e)
+{
+	while (*p < *e && is_space(**p))
+		(*p)++;
+	while (*e > *p && is_space((*e)[-1]))
+		(*e)--;
+}
+
 /*
  * Appends f's value unfolded as public-inbox's header_raw() does: blanks
  * at both ends trimmed, each line break and the blanks after it made one
@@ -708,10 +717,7 @@ static void field_unfold(const struct field *f, struct buf *out)
 {
 	const char *p = f->p, *e = f->p + f->n;
 
-	while (p < e && is_space(*p))
-		p++;
-	while (e > p && is_space(e[-1]))
-		e--;
+	span_trim(&p, &e);
 	while (p < e) {
 		if (*p == '\n') {
 			buf_addc(out, ' ');
@@ -897,10 +903,7 @@ static void addr_trim(const struct buf *addr, struct buf *out)
 {
 	const char *p = addr->data, *e = addr->data + addr->len;
 
-	while (p < e && is_space(*p))
-		p++;
-	while (e > p && is_space(e[-1]))
-		e--;
+	span_trim(&p, &e);
 	buf_add(out, p, (size_t)(e - p));
 }
 

@@ -89,32 +89,40 @@ struct attempt {
 	int status;			/* smtp_send()'s */
 	struct smtp_result res;
 	struct buf why;			/* smtp_send()'s message */
-	int64_t next;			/* TEMPORARY: when to try again */
+	struct buf reply;		/* attempt_settle(): what is kept and logged */
+	int64_t next;			/* attempt_settle(), TEMPORARY: when to try again */
 };
 
-/* Marks the attempt's outcome in the database (one transaction, or a
- * part of the caller's). */
-static int attempt_mark(struct delivery *d, struct attempt *a, struct buf *err)
+/* Derives from smtp_send()'s result what the database keeps and the log
+ * says: the final reply, or the reason when none came; and for a
+ * temporary failure, when to try again. */
+static void attempt_settle(struct delivery *d, struct attempt *a)
+{
+	buf_reset(&a->reply);
+	if (a->res.code)
+		buf_addf(&a->reply, "%d %s", a->res.code, a->res.reply ? a->res.reply : "");
+	else
+		buf_adds(&a->reply, a->why.data);
+	if (a->status == SMTP_TEMPORARY)
+		a->next = d->now + delivery_backoff(d->cfg->retry_minutes, a->r->attempts + 1);
+}
+
+/* Marks the settled attempt's outcome in the database (one transaction,
+ * or a part of the caller's). */
+static int attempt_mark(struct delivery *d, const struct attempt *a, struct buf *err)
 {
 	const struct smtp_result *res = &a->res;
 	struct state_rcpt *rows = rcpt_rows(res);
-	struct buf reply = BUF_INIT;
 	int ret;
 
-	if (res->code)
-		buf_addf(&reply, "%d %s", res->code, res->reply ? res->reply : "");
+	if (a->status == SMTP_OK)
+		ret = state_report_mark_sent(d->st, a->r->id, d->now, a->reply.data, rows, res->nr_rcpt, err);
+	else if (a->status == SMTP_TEMPORARY)
+		ret = state_report_mark_deferred(d->st, a->r->id, a->next, a->reply.data, rows, res->nr_rcpt,
+						 err);
 	else
-		buf_adds(&reply, a->why.data);
-	if (a->status == SMTP_OK) {
-		ret = state_report_mark_sent(d->st, a->r->id, d->now, reply.data, rows, res->nr_rcpt, err);
-	} else if (a->status == SMTP_TEMPORARY) {
-		a->next = d->now + delivery_backoff(d->cfg->retry_minutes, a->r->attempts + 1);
-		ret = state_report_mark_deferred(d->st, a->r->id, a->next, reply.data, rows, res->nr_rcpt, err);
-	} else {
-		ret = state_report_mark_failed(d->st, a->r->id, reply.data, rows, res->nr_rcpt, err);
-	}
+		ret = state_report_mark_failed(d->st, a->r->id, a->reply.data, rows, res->nr_rcpt, err);
 	free(rows);
-	buf_release(&reply);
 	return ret;
 }
 
@@ -124,21 +132,17 @@ static int attempt_done(struct delivery *d, struct attempt *a, struct store *sto
 {
 	const struct state_report *r = a->r;
 	const struct smtp_result *res = &a->res;
-	struct buf reply = BUF_INIT;
+	const char *reply = a->reply.data;
 	size_t accepted = 0, i;
 	int ret = 0;
 
-	if (res->code)
-		buf_addf(&reply, "%d %s", res->code, res->reply ? res->reply : "");
-	else
-		buf_adds(&reply, a->why.data);
 	for (i = 0; i < res->nr_rcpt; i++)
 		accepted += res->rcpt[i].status == SMTP_OK;
 	if (a->status == SMTP_OK) {
 		ret = store_add(store, r->message_id, r->mail, r->mail_len, err);
 		d->sent++;
 		event_log_say(&d->log, "sent %s <%s> to %zu of %zu recipient%s: %s", r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : "report",
-		    r->message_id, accepted, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", reply.data);
+		    r->message_id, accepted, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", reply);
 		for (i = 0; i < res->nr_rcpt; i++)
 			if (res->rcpt[i].status != SMTP_OK)
 				event_log_say(&d->log, "  recipient %s refused: %d %s", res->rcpt[i].address, res->rcpt[i].code,
@@ -147,12 +151,11 @@ static int attempt_done(struct delivery *d, struct attempt *a, struct store *sto
 		d->deferred++;
 		d->temporary = 1;
 		event_log_say(&d->log, "deferred <%s> (attempt %d): %s; next attempt in %lld minutes", r->message_id,
-		    r->attempts + 1, reply.data, (long long)((a->next - d->now) / 60));
+		    r->attempts + 1, reply, (long long)((a->next - d->now) / 60));
 	} else {
 		d->failed++;
-		event_log_say(&d->log, "failed <%s> for good: %s", r->message_id, reply.data);
+		event_log_say(&d->log, "failed <%s> for good: %s", r->message_id, reply);
 	}
-	buf_release(&reply);
 	smtp_result_release(&a->res);
 	buf_reset(&a->why);
 	a->r = NULL;
@@ -286,7 +289,8 @@ int delivery_run(struct delivery *d, struct buf *err)
 	struct smtp_session *s = NULL;
 	struct store *store = NULL;
 	struct buf why = BUF_INIT;
-	struct attempt slot[2] = { { .why = BUF_INIT }, { .why = BUF_INIT } };
+	struct attempt slot[2] = { { .why = BUF_INIT, .reply = BUF_INIT },
+				   { .why = BUF_INIT, .reply = BUF_INIT } };
 	struct step job = { .d = d, .err = BUF_INIT };
 	struct worker *w = NULL;
 	int64_t sent_hour = 0;
@@ -372,6 +376,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 		cur->r = r;
 		cur->status = smtp_send(s, r->env_from, (const char *const *)rcpt, nr, r->mail, r->mail_len,
 					&cur->res, &cur->why);
+		attempt_settle(d, cur);
 		worker_wait(w);	/* when the envelope failed, the gate was not reached */
 		flush_smtp_log(d);
 		free_list(rcpt, nr);
@@ -426,6 +431,7 @@ done:
 	for (k = 0; k < 2; k++) {
 		smtp_result_release(&slot[k].res);
 		buf_release(&slot[k].why);
+		buf_release(&slot[k].reply);
 	}
 	buf_release(&job.err);
 	state_reports_release(&due);
