@@ -71,21 +71,9 @@ export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/cfg" XDG_DATA_HOME="$tmp/data" \
 	PI_CONFIG="$tmp/pi-config" NOTMUCH_CONFIG="$tmp/notmuch-config" \
 	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
-# timed OUT CMD...: runs CMD and writes "WALL_SECONDS CPU_SECONDS
-# MAXRSS_KIB" to OUT (CPU and peak RSS over CMD and the children it
-# waited for); CMD's exit status is timed's.
-cat >"$tmp/timed.py" <<'PY'
-import resource, subprocess, sys, time
-t0 = time.monotonic()
-rc = subprocess.run(sys.argv[2:]).returncode
-wall = time.monotonic() - t0
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-with open(sys.argv[1], "w") as f:
-    f.write("%.4f %.4f %d\n" % (wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss))
-sys.exit(rc)
-PY
+# timed OUT CMD...: tests/bench/timed.py (wall, CPU and peak RSS to OUT)
 timed() {
-	python3 "$tmp/timed.py" "$@"
+	python3 "$top/tests/bench/timed.py" "$@"
 }
 
 # maildir DEST [N]: a Maildir at DEST with the first N (default all)

@@ -61,21 +61,9 @@ trap 'exit 130' INT TERM
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
-# timed OUT CMD...: runs CMD (its output where the caller sends it) and
-# writes "WALL_SECONDS CPU_SECONDS" (CPU: user + system of CMD and its
-# children) to OUT; CMD's exit status is timed's.
-cat >"$tmp/timed.py" <<'PY'
-import resource, subprocess, sys, time
-t0 = time.monotonic()
-rc = subprocess.run(sys.argv[2:]).returncode
-wall = time.monotonic() - t0
-ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-with open(sys.argv[1], "w") as f:
-    f.write("%.4f %.4f\n" % (wall, ru.ru_utime + ru.ru_stime))
-sys.exit(rc)
-PY
+# timed OUT CMD...: tests/bench/timed.py (wall, CPU and peak RSS to OUT)
 timed() {
-	python3 "$tmp/timed.py" "$@"
+	python3 "$top/tests/bench/timed.py" "$@"
 }
 # walls FILE...: the wall times in FILEs, for the log
 walls() { cat "$@" | awk '{ printf " %s", $1 }'; }
@@ -269,7 +257,7 @@ syncs = load("syncs")
 missed = 0
 
 def row(name, count, run, note=""):
-    wall, cpu = run
+    wall, cpu = run[0], run[1]
     print("%-30s %6d %8.3f %9.0f %9.1f %9.1f  %s"
           % (name, count, wall, count / wall, wall / count * 1e6, cpu / count * 1e6, note))
 
