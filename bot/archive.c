@@ -67,7 +67,6 @@ struct archive {
 	int lock_fd;		/* inbox.lock, flock'ed */
 	unsigned epoch;		/* the N of git/N.git being written */
 	git_repository *repo;	/* that epoch */
-	git_odb *odb;
 	char *pack_dir;		/* its objects/pack */
 	struct pack *pack;	/* new objects, until pack_flush() */
 	size_t pending_bytes;	/* message bytes in the pack */
@@ -388,11 +387,9 @@ static uint64_t epoch_size(const char *path)
 /* Closes the epoch being written; objects not yet packed are dropped. */
 static void epoch_close(struct archive *a)
 {
-	git_odb_free(a->odb);
 	git_repository_free(a->repo);
 	pack_free(a->pack);
 	free(a->pack_dir);
-	a->odb = NULL;
 	a->repo = NULL;
 	a->pack = NULL;
 	a->pack_dir = NULL;
@@ -429,10 +426,6 @@ static int epoch_open(struct archive *a, unsigned n, struct buf *err)
 	}
 	if (packdir_clean(path, err))
 		goto out;
-	if (git_repository_odb(&a->odb, a->repo) < 0) {
-		git_fail(err, path);
-		goto out;
-	}
 	a->pack_dir = path_join(path, "objects/pack");
 	if (mkdir_once(a->pack_dir, err))
 		goto out;
