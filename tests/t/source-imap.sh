@@ -186,6 +186,9 @@ EOF
 # start_front CERTNAME
 start_front() {
 	[ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null
+	# gone before the new one starts: the old file's "ready" would be read
+	# before the shell's redirection below empties it (a flaky failure)
+	rm -f "$tmp/front.out"
 	python3 "$tmp/front.py" "$tport" "$port" "$certs/$1.pem" "$certs/$1.key" >"$tmp/front.out" 2>&1 &
 	proxy_pid=$!
 	i=0
