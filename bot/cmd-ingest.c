@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "config.h"
@@ -178,7 +177,7 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	if (source_restart_reason(src))
 		fprintf(stderr, "perfbot ingest: reading %s from the start: %s\n", key.data,
 			source_restart_reason(src));
-	e = store_open(cfg, st, (int64_t)time(NULL), &store, &err);
+	e = store_open(cfg, st, opts->now, &store, &err);
 	if (e != 0) {
 		rc = EX_TEMPFAIL;
 		goto fail;
@@ -189,7 +188,7 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	in.st = st;
 	in.store = store;
 	in.all = all;
-	in.now = (int64_t)time(NULL);
+	in.now = opts->now;
 	in.log.line = log_line;
 	in.verbose = opts->verbose;
 	for (;;) {

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "config.h"
@@ -96,7 +95,7 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 		buf_release(&err);
 		return EX_CONFIG;
 	}
-	now = (int64_t)time(NULL);
+	now = opts->now;
 	for (i = first; i < argc; i++) {
 		const char *file = argv[i];
 

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sysexits.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -49,15 +48,6 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 static void remove_tree(const char *dir)
 {
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static int64_t now_seconds(void)
-{
-	const char *fake = getenv("PERFBOT_NOW");	/* tests pin the clock */
-
-	if (fake && *fake)
-		return strtoll(fake, NULL, 10);
-	return (int64_t)time(NULL);
 }
 
 int cmd_send(int argc, char **argv, const struct cmd_options *opts)
@@ -140,7 +130,7 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	in.cfg = cfg;
 	in.env = &env;
 	in.st = st;
-	in.now = now_seconds();
+	in.now = opts->now;
 	in.dry_run = dry_run;
 	in.dry_mbox = &dry;
 	in.log.line = log_line;

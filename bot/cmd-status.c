@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "config.h"
@@ -190,7 +189,7 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 		buf_release(&err);
 		return EX_CONFIG;
 	}
-	if (status_gather(cfg, (int64_t)time(NULL), &s, &err) < 0) {
+	if (status_gather(cfg, opts->now, &s, &err) < 0) {
 		fprintf(stderr, "perfbot status: %s\n", err.data);
 		rc = EX_IOERR;
 		goto done;

@@ -1,6 +1,8 @@
 #ifndef PERFBOT_CMD_H
 #define PERFBOT_CMD_H
 
+#include <stdint.h>
+
 /*
  * The commands.  Each cmd_NAME() gets argv starting at the command's name,
  * prints its own output and errors, and returns a <sysexits.h> exit code.
@@ -10,6 +12,8 @@
 struct cmd_options {
 	const char *config_path;	/* --config, or NULL */
 	int verbose;			/* -v count */
+	int64_t now;			/* the run's clock: PERFBOT_NOW (tests pin
+					 * it) or time(NULL) */
 };
 
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);

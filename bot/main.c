@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "banned.h"
@@ -36,12 +37,22 @@ static void usage(FILE *f)
 	fprintf(f, "\n'perfbot COMMAND --help' describes a command.\n");
 }
 
+static int64_t clock_now(void)
+{
+	const char *fake = getenv("PERFBOT_NOW");	/* tests pin the clock */
+
+	if (fake && *fake)
+		return strtoll(fake, NULL, 10);
+	return (int64_t)time(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct cmd_options opts = { 0 };
 	const struct command *c;
 	int i;
 
+	opts.now = clock_now();
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
 			opts.config_path = argv[++i];
