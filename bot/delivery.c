@@ -246,23 +246,25 @@ static void flush_smtp_log(struct delivery *d)
 }
 
 /*
- * Files in the archive what an earlier run delivered but was killed
- * before archiving (opening the store, whose catch-up first records what
- * did reach the archive).  They are committed with this run's batch.
+ * Repairs what an earlier run left when it was killed: its sent mails'
+ * count in the send log, and the mails it delivered but did not archive
+ * (opening the store, whose catch-up first records what did reach the
+ * archive).  Those are committed with this run's batch; the mark stays
+ * until then.
  */
-static int archive_leftovers(struct delivery *d, struct store **store, struct buf *err)
+static int repair_unfinished(struct delivery *d, struct store **store, struct buf *err)
 {
 	struct state_reports left = { 0 };
+	int64_t since;
 	size_t i;
-	int ret = -1, owed;
+	int ret = -1, r;
 
-	if (state_archive_owed(d->st, &owed, err) < 0)
-		return -1;
-	if (!owed)
-		return 0;	/* the last run archived all it sent */
-	if (state_report_unarchived(d->st, DELIVERY_MAX_BATCH, &left, err) < 0)
+	if ((r = state_delivery_unfinished(d->st, &since, err)) <= 0)
+		return r;	/* the last run ended as it should */
+	if (state_sent_recount(d->st, since, err) < 0 ||
+	    state_report_unarchived(d->st, DELIVERY_MAX_BATCH, &left, err) < 0)
 		goto out;
-	if (!left.nr && state_archive_owed_set(d->st, 0, err) < 0)
+	if (!left.nr && state_delivery_end(d->st, err) < 0)
 		goto out;
 	if (left.nr) {
 		if (store_open(d->cfg, d->st, d->now, store, err) != 0)
@@ -299,7 +301,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 
 	if (state_report_due(d->st, d->now, DELIVERY_MAX_BATCH, &due, err) < 0)
 		return -1;
-	if (!d->dry_run && archive_leftovers(d, &store, err) < 0) {
+	if (!d->dry_run && repair_unfinished(d, &store, err) < 0) {
 		ret = -1;
 		goto done;
 	}
@@ -365,7 +367,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 			smtp_set_gate(s, step_gate, &job);
 		}
 		if (!store && (store_open(d->cfg, d->st, d->now, &store, err) != 0 ||
-			       state_archive_owed_set(d->st, 1, err) < 0)) {
+			       state_delivery_begin(d->st, d->now, err) < 0)) {
 			ret = -1;
 			break;
 		}
@@ -414,14 +416,14 @@ int delivery_run(struct delivery *d, struct buf *err)
 			ret = -1;
 done:
 	smtp_close(s);
-	/* what was delivered is archived, also when the run stopped early */
+	/* what was delivered is counted and archived, also when the run
+	 * stopped early; a failure leaves the mark for the next run */
 	if (store) {
-		if (store_commit(store, ret < 0 ? NULL : err) == 0) {
-			if (state_archive_owed_set(d->st, 0, ret < 0 ? NULL : err) < 0 && ret == 0)
-				ret = -1;
-		} else if (ret == 0) {
+		e = state_sent_add(d->st, d->now, (int64_t)d->sent, ret < 0 ? NULL : err) < 0 ||
+		    store_commit(store, ret < 0 ? NULL : err) < 0 ||
+		    state_delivery_end(d->st, ret < 0 ? NULL : err) < 0;
+		if (e && ret == 0)
 			ret = -1;
-		}
 	}
 	flush_smtp_log(d);
 	store_close(store);

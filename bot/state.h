@@ -55,11 +55,12 @@
 
 #include "buf.h"
 
-#define STATE_SCHEMA_VERSION 2		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 3		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
 #define STATE_BUSY_TIMEOUT_MS 10000	/* wait for another connection's write */
+#define STATE_WAL_KEEP (32 << 20)	/* a WAL file up to this size stays at exit */
 #define STATE_LOCK_WAIT_MS 2000		/* how long state_lock() waits by default */
 
 /* Returned (> 0) by the functions that say so. */
@@ -279,20 +280,26 @@ int state_report_due(struct state *st, int64_t now, size_t limit,
  * reports that are not in the archive: a send killed after delivering
  * them but before the archive's batch was committed.  Call it after
  * store_open(), whose catch-up records what did reach the archive.  It
- * looks at every report sent: ask state_archive_owed() first.
+ * looks at every report sent: ask state_delivery_unfinished() first.
  * 0 or -1.
  */
 int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
 			    struct buf *err);
 
 /*
- * Whether a delivery may have sent mail it did not archive: delivery sets
- * it before its first mail goes out and clears it once its archive batch
- * is committed, so a run killed in between leaves it set and the next one
- * knows to look (state_report_unarchived()).  *owed is 0 or 1.  0 or -1.
+ * Whether a delivery run was cut short.  A run calls state_delivery_begin()
+ * with its `now` before its first mail goes out, and state_delivery_end()
+ * once its mail is counted in the send log and its archive batch is
+ * committed.  A run killed in between leaves the mark, and the next one
+ * repairs what it left: the send log from `since` (state_sent_recount())
+ * and the archive (state_report_unarchived()).  Marks of several cut runs
+ * keep the earliest `since`.
+ * state_delivery_unfinished(): 1 with *since set, 0 when no run was cut
+ * short, -1 on error.  The others: 0 or -1.
  */
-int state_archive_owed(struct state *st, int *owed, struct buf *err);
-int state_archive_owed_set(struct state *st, int owed, struct buf *err);
+int state_delivery_unfinished(struct state *st, int64_t *since, struct buf *err);
+int state_delivery_begin(struct state *st, int64_t since, struct buf *err);
+int state_delivery_end(struct state *st, struct buf *err);
 
 /* queued|sending -> sending: attempts + 1, last_attempt = now.  Commit
  * this before sending DATA.  0 or -1. */
@@ -321,8 +328,15 @@ int state_report_results(struct state *st, int64_t id, struct state_rcpt **out,
 			 size_t *nr, struct buf *err);
 
 /* Mails sent in now's clock hour (UTC, epoch / 3600): what maxPerHour
- * limits.  0 with *count set, or -1. */
+ * limits.  From the send log, or while a delivery is unfinished (going on
+ * or cut short) from the reports themselves.  0 with *count set, or -1. */
 int state_sent_last_hour(struct state *st, int64_t now, int64_t *count, struct buf *err);
+/* Counts count more mails sent in now's hour: once a delivery run, not
+ * once a mail (a delivery's per-mail transaction stays small).  0 or -1. */
+int state_sent_add(struct state *st, int64_t now, int64_t count, struct buf *err);
+/* Sets the send log of every hour from since's on to what reports say was
+ * sent then (a full scan of reports: for repairs only).  0 or -1. */
+int state_sent_recount(struct state *st, int64_t since, struct buf *err);
 
 /* Appends every report and follow-up to *out, oldest first, without the
  * mail bytes but with replies and followups counted.  0 or -1. */
@@ -340,13 +354,19 @@ int state_report_set_verdict(struct state *st, int64_t id, enum state_verdict v,
  */
 int state_message_add(struct state *st, const struct state_message *m, int *is_new,
 		      struct buf *err);
-/* 1 and *out filled (release it), 0 when unknown, -1 on error. */
+/*
+ * The known messages are those recorded and every report sent: a sent
+ * report's row in messages is written with its archive batch
+ * (state_message_set_archived()), and until then it is read from reports.
+ * 1 and *out filled (release it), 0 when unknown, -1 on error.
+ */
 int state_message_find(struct state *st, const char *message_id, struct state_message *out,
 		       struct buf *err);
 /* Appends the messages of a report's thread, by date then Message-ID. */
 int state_message_list(struct state *st, int64_t report_id, struct state_messages *out,
 		       struct buf *err);
-/* Notes where the message went in the archive.  -1 if it is unknown. */
+/* Notes where the message went in the archive, recording a sent report's
+ * message first.  -1 if it is unknown. */
 int state_message_set_archived(struct state *st, const char *message_id, const char *blob_oid,
 			       const char *commit_oid, struct buf *err);
 

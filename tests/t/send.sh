@@ -312,11 +312,17 @@ commits() { git --git-dir="$1/archive/git/0.git" rev-list --count master 2>/dev/
 n_sent=$(status_json "$tmp/c12" | jq_py 'sum(r["status"] == "sent" for r in d["reports"])')
 check "killed before archiving: 2 sent, none archived yet ($n_sent, $(commits "$tmp/s12"))" \
 	test "$n_sent" = 2 -a "$(commits "$tmp/s12")" = 0
+hour_count() { PERFBOT_NOW=$2 status_json "$1" | jq_py 'd["sent_last_hour"]'; }
+n_hour=$(hour_count "$tmp/c12" $((now + 3600)))
+check "killed before counting: status counts its 2 sent all the same ($n_hour)" test "$n_hour" = 2
 config "$tmp/s12" "$pf_port" > "$tmp/c12"
 PERFBOT_NOW=$((now + 7200)) "$perfbot" --config "$tmp/c12" send 2>>"$tmp/log12"
 check "the next run archives the 2 with the third it sends ($(commits "$tmp/s12") commits)" \
 	test "$(commits "$tmp/s12")" = 3
 check "and says so" grep -q "archiving 2 mails sent by an earlier run that was cut short" "$tmp/log12"
+n_hour="$(hour_count "$tmp/c12" $((now + 3600))) $(hour_count "$tmp/c12" $((now + 7200)))"
+check "the send log counts 2 in the killed run's hour and 1 in the next ($n_hour)" \
+	test "$n_hour" = "2 1"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -188,12 +188,13 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	struct state_rcpt *rows;
 	struct state_reports due = { 0 };
 	struct state_report r;
-	int64_t id, id2, max;
+	int64_t id, id2, max, since;
 	size_t nr;
 	sqlite3 *db;
 	int i;
 
 	id = add_report(f->st, "a@example.org", "k");
+	assert_int_equal(id, 1);	/* the hand-made rows below name it */
 	assert_int_equal(state_report_mark_sending(f->st, id, T0, &err), 0);
 	assert_int_equal(state_report_mark_sent(f->st, id, T0, "250 ok", sent_rows, 2, &err), 0);
 	for (i = 0; i < 3; i++) {
@@ -207,30 +208,68 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
 	assert_int_equal(max, STATE_SCHEMA_VERSION);
 
-	/* A version 1 database (the mail in the report's row) is brought to
-	 * version 2 with its mail intact: made here from this one by hand. */
+	/* A version 2 database (per-recipient results in their own table, an
+	 * archive_owed flag) is brought to version 3, made here from this one
+	 * by hand: the results move into the report's row, a tab in a reply
+	 * and all, and the flag becomes a cut-short delivery since 1970. */
 	state_close(f->st);
 	f->st = NULL;
 	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "BEGIN; ALTER TABLE reports ADD COLUMN mail BLOB; "
+	assert_int_equal(sqlite3_exec(db, "BEGIN; DROP VIEW known_messages; "
+				      "CREATE TABLE recipients_results (report_id INTEGER NOT NULL "
+				      "REFERENCES reports(id), seq INTEGER NOT NULL, address TEXT NOT NULL, "
+				      "code INTEGER NOT NULL, reply TEXT NOT NULL, "
+				      "PRIMARY KEY (report_id, seq)) WITHOUT ROWID; "
+				      "INSERT INTO recipients_results VALUES "
+				      "(1, 1, 'list@example.org', 550, '5.1.1 no' || char(9) || 'such\\user'), "
+				      "(1, 0, 'author@example.org', 250, '2.0.0 ok'); "
+				      "ALTER TABLE reports DROP COLUMN rcpt_results; "
+				      "INSERT INTO flags VALUES ('archive_owed', 1); "
+				      "DELETE FROM schema_version WHERE version = 3; COMMIT",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(schema_rows(path.data, &max), 2);
+	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 2");
+	assert_int_equal(schema_rows(path.data, &max), 3);
+	assert_int_equal(max, 3);
+	assert_int_equal(state_report_results(f->st, id, &rows, &nr, &err), 0);
+	assert_int_equal(nr, 2);
+	assert_string_equal(rows[0].address, "author@example.org");
+	assert_string_equal(rows[1].address, "list@example.org");
+	assert_int_equal(rows[1].code, 550);
+	assert_string_equal(rows[1].reply, "5.1.1 no\tsuch\\user");
+	state_rcpts_free(rows, nr);
+	assert_int_equal(state_delivery_unfinished(f->st, &since, &err), 1);
+	assert_int_equal(since, 1);
+
+	/* A version 1 database (the mail in the report's row) is brought to
+	 * version 3 with its mail intact: made here from this one by hand. */
+	state_close(f->st);
+	f->st = NULL;
+	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "BEGIN; DROP VIEW known_messages; "
+				      "ALTER TABLE reports ADD COLUMN mail BLOB; "
 				      "UPDATE reports SET mail = (SELECT mail FROM report_mails "
 				      "WHERE report_id = reports.id); DROP TABLE report_mails; "
 				      "DROP INDEX reports_pending; "
 				      "CREATE INDEX reports_status ON reports(status, next_attempt); "
-				      "CREATE TABLE rr1 (report_id INTEGER NOT NULL REFERENCES reports(id), "
-				      "seq INTEGER NOT NULL, address TEXT NOT NULL, code INTEGER NOT NULL, "
-				      "reply TEXT NOT NULL, PRIMARY KEY (report_id, seq)); "
-				      "INSERT INTO rr1 SELECT * FROM recipients_results; "
-				      "DROP TABLE recipients_results; "
-				      "ALTER TABLE rr1 RENAME TO recipients_results; "
+				      "CREATE TABLE recipients_results (report_id INTEGER NOT NULL "
+				      "REFERENCES reports(id), seq INTEGER NOT NULL, address TEXT NOT NULL, "
+				      "code INTEGER NOT NULL, reply TEXT NOT NULL, "
+				      "PRIMARY KEY (report_id, seq)); "
+				      "INSERT INTO recipients_results VALUES "
+				      "(1, 0, 'author@example.org', 250, '2.0.0 ok'), "
+				      "(1, 1, 'list@example.org', 550, '5.1.1 no'); "
+				      "ALTER TABLE reports DROP COLUMN rcpt_results; "
 				      "DROP TABLE flags; "
-				      "DELETE FROM schema_version WHERE version = 2; COMMIT",
+				      "DELETE FROM schema_version WHERE version > 1; COMMIT",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(schema_rows(path.data, &max), 1);
 	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 1");
-	assert_int_equal(schema_rows(path.data, &max), 2);
-	assert_int_equal(max, 2);
+	assert_int_equal(schema_rows(path.data, &max), 3);
+	assert_int_equal(max, 3);
+	assert_int_equal(state_delivery_unfinished(f->st, &since, &err), 0);
 	get(f->st, id, &r);
 	assert_non_null(r.mail);
 	assert_string_equal(r.mail, "From: lab <lab@example.org>\nSubject: x\n\nbody\n");
@@ -452,6 +491,26 @@ static void send_and_finish(struct state *st, int64_t id, int64_t when)
 	buf_release(&err);
 }
 
+struct hour_count {
+	int64_t now, count;
+};
+
+static void check_sent_log(struct state *st, const struct hour_count *want, size_t nr)
+{
+	struct buf err = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		int64_t n = -1;
+
+		ok(state_sent_last_hour(st, want[i].now, &n, &err), &err, "sent_last_hour");
+		if (n != want[i].count)
+			fail_msg("at %lld: %lld sent, want %lld", (long long)want[i].now,
+				 (long long)n, (long long)want[i].count);
+	}
+	buf_release(&err);
+}
+
 static void send_log_counts_per_hour(void **state)
 {
 	struct fixture *f = *state;
@@ -459,7 +518,7 @@ static void send_log_counts_per_hour(void **state)
 	static const struct { int64_t sent_at; } sends[] = {
 		{ hour }, { hour + 1799 }, { hour + 3599 }, { hour + 3600 }, { hour - 1 },
 	};
-	static const struct { int64_t now, count; } want[] = {
+	struct hour_count want[] = {
 		{ hour, 3 }, { hour + 3599, 3 }, { hour + 3600, 1 }, { hour + 7199, 1 },
 		{ hour + 7200, 0 }, { hour - 1, 1 }, { hour - 3601, 0 },
 	};
@@ -471,15 +530,106 @@ static void send_log_counts_per_hour(void **state)
 
 		snprintf(mid, sizeof(mid), "s%zu@example.org", i);
 		send_and_finish(f->st, add_report(f->st, mid, mid), sends[i].sent_at);
+		ok(state_sent_add(f->st, sends[i].sent_at, 1, &err), &err, "sent_add");
 	}
-	for (i = 0; i < N(want); i++) {
-		int64_t n = -1;
+	check_sent_log(f->st, want, N(want));
+	/* a log that a cut-short run left wrong is mended from reports: the
+	 * hours from since's on, and nothing before */
+	ok(state_sent_add(f->st, hour, 5, &err), &err, "sent_add");
+	ok(state_sent_add(f->st, hour - 1, 7, &err), &err, "sent_add");
+	ok(state_sent_recount(f->st, hour + 1, &err), &err, "recount");
+	want[0].count = want[1].count = 3;
+	want[5].count = 8;
+	check_sent_log(f->st, want, N(want));
+	ok(state_sent_recount(f->st, hour - 3600, &err), &err, "recount");
+	want[5].count = 1;
+	check_sent_log(f->st, want, N(want));
+	ok(state_sent_add(f->st, hour, 0, &err), &err, "nothing to add");
+	check_sent_log(f->st, want, N(want));
+	buf_release(&err);
+}
 
-		ok(state_sent_last_hour(f->st, want[i].now, &n, &err), &err, "sent_last_hour");
-		if (n != want[i].count)
-			fail_msg("at %lld: %lld sent, want %lld", (long long)want[i].now,
-				 (long long)n, (long long)want[i].count);
-	}
+static void delivery_mark_keeps_the_earliest_run(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+	int64_t since = -1;
+
+	assert_int_equal(state_delivery_unfinished(f->st, &since, &err), 0);
+	assert_int_equal(since, 0);
+	ok(state_delivery_begin(f->st, T0 + 60, &err), &err, "begin");
+	assert_int_equal(state_delivery_unfinished(f->st, &since, &err), 1);
+	assert_int_equal(since, T0 + 60);
+	/* a run after a cut-short one that could not repair it */
+	ok(state_delivery_begin(f->st, T0, &err), &err, "begin");
+	ok(state_delivery_begin(f->st, T0 + 120, &err), &err, "begin");
+	assert_int_equal(state_delivery_unfinished(f->st, &since, &err), 1);
+	assert_int_equal(since, T0);
+	ok(state_delivery_end(f->st, &err), &err, "end");
+	assert_int_equal(state_delivery_unfinished(f->st, &since, &err), 0);
+	ok(state_delivery_end(f->st, &err), &err, "end again");
+	buf_release(&err);
+}
+
+static void sent_mail_is_known_before_it_is_archived(void **state)
+{
+	struct fixture *f = *state;
+	struct state_reports left = { 0 };
+	struct state_messages thread = { 0 };
+	struct state_message m, got;
+	struct buf err = BUF_INIT;
+	int64_t id, id2;
+
+	id = add_report(f->st, "s@example.org", "k");
+	send_and_finish(f->st, id, T0);
+	ok(state_report_unarchived(f->st, 10, &left, &err), &err, "unarchived");
+	assert_int_equal(left.nr, 1);
+	assert_int_equal(left.v[0].id, id);
+	assert_non_null(left.v[0].mail);
+	state_reports_release(&left);
+	assert_int_equal(state_message_find(f->st, "s@example.org", &got, &err), 1);
+	assert_false(got.ingested);
+	assert_int_equal(got.report_id, id);
+	assert_int_equal(got.date, T0);
+	assert_null(got.blob_oid);
+	state_message_release(&got);
+	ok(state_message_list(f->st, id, &thread, &err), &err, "list");
+	assert_int_equal(thread.nr, 1);
+	state_messages_release(&thread);
+
+	/* its batch is committed: now a row of its own */
+	ok(state_message_set_archived(f->st, "s@example.org", "b1", "c1", &err), &err, "archived");
+	assert_int_equal(state_message_find(f->st, "s@example.org", &got, &err), 1);
+	assert_string_equal(got.blob_oid, "b1");
+	assert_false(got.ingested);
+	state_message_release(&got);
+	ok(state_report_unarchived(f->st, 10, &left, &err), &err, "unarchived");
+	assert_int_equal(left.nr, 0);
+	ok(state_message_list(f->st, id, &thread, &err), &err, "list");
+	assert_int_equal(thread.nr, 1);
+	state_messages_release(&thread);
+
+	/* one that came back from a list before its batch becomes perfbot's */
+	id2 = add_report(f->st, "t@example.org", "k2");
+	send_and_finish(f->st, id2, T0);
+	memset(&m, 0, sizeof(m));
+	m.message_id = "t@example.org";
+	m.subject = "x";
+	m.ingested = 1;
+	ok(state_message_add(f->st, &m, NULL, &err), &err, "message_add");
+	assert_int_equal(state_message_find(f->st, "t@example.org", &got, &err), 1);
+	assert_true(got.ingested);
+	state_message_release(&got);
+	ok(state_message_set_archived(f->st, "t@example.org", "b2", "c2", &err), &err, "archived");
+	assert_int_equal(state_message_find(f->st, "t@example.org", &got, &err), 1);
+	assert_false(got.ingested);
+	assert_int_equal(got.report_id, id2);
+	state_message_release(&got);
+
+	/* a report not sent is no message */
+	add_report(f->st, "u@example.org", "k3");
+	assert_int_equal(state_message_find(f->st, "u@example.org", &got, &err), 0);
+	assert_int_equal(state_message_set_archived(f->st, "u@example.org", "b", "c", &err), -1);
 	buf_release(&err);
 }
 
@@ -936,6 +1086,8 @@ int main(void)
 		T(unknown_report_is_an_error),
 		T(results_are_replaced_per_attempt),
 		T(send_log_counts_per_hour),
+		T(delivery_mark_keeps_the_earliest_run),
+		T(sent_mail_is_known_before_it_is_archived),
 		T(due_selects_queued_retries_and_crashed),
 		T(killed_while_sending_is_due_again),
 		T(duplicates_are_refused_and_change_nothing),
