@@ -208,7 +208,11 @@ struct step {
 	const struct state_report *next;
 	int ret;			/* attempt_commit()'s */
 	struct buf err;			/* its message */
+	size_t steps;			/* run so far */
 };
+
+/* mails between two state_writeback() calls (some 10 KiB of WAL each) */
+#define WRITEBACK_MAILS 32
 
 static int step_run(void *arg)
 {
@@ -216,6 +220,8 @@ static int step_run(void *arg)
 
 	buf_reset(&j->err);
 	j->ret = attempt_commit(j->d, j->prev, j->next, &j->err);
+	if (j->ret == 0 && ++j->steps % WRITEBACK_MAILS == 0)
+		state_writeback(j->d->st);
 	return j->ret;
 }
 

@@ -19,6 +19,7 @@
 #define ENTRY_HEADER_MAX 10	/* type and a 64-bit size, 7 bits a byte */
 #define SMALL_OBJECT 512	/* bytes: trees and most commits */
 #define WRITE_CHUNK (64u << 10)	/* bytes gathered before a write() */
+#define WRITEBACK_BYTES (1u << 20)	/* bytes written between writeback hints */
 
 struct entry {
 	git_oid id;
@@ -31,6 +32,7 @@ struct pack {
 	int fd;			/* the temporary pack file, or -1 before the first object */
 	struct buf path;	/* its name */
 	uint64_t size;		/* bytes of objects in it and in out */
+	size_t unsynced;	/* bytes written since the last writeback hint */
 	struct buf out;		/* objects not yet written to fd */
 	struct entry *v;
 	size_t nr, alloc;
@@ -66,6 +68,7 @@ static void pack_clear(struct pack *p)
 	buf_reset(&p->path);
 	buf_reset(&p->out);
 	p->size = 0;
+	p->unsynced = 0;
 	p->nr = 0;
 	if (p->slots)
 		memset(p->slots, 0, p->nr_slots * sizeof(*p->slots));
@@ -291,6 +294,13 @@ static int out_flush(struct pack *p, struct buf *err)
 		done += (size_t)w;
 	}
 	buf_reset(&p->out);
+	/* the kernel starts writing now, so that the fsync at the end has
+	 * little left to wait for */
+	p->unsynced += done;
+	if (p->unsynced >= WRITEBACK_BYTES) {
+		(void)sync_file_range(p->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		p->unsynced = 0;
+	}
 	return 0;
 }
 

@@ -36,6 +36,7 @@ struct state {
 	int in_tx;		/* inside state_begin() */
 	struct cached_stmt cache[STATE_STMT_CACHE];
 	size_t nr_cache;
+	int wal_fd;		/* state_writeback()'s, or -1 */
 };
 
 struct state_lock {
@@ -621,6 +622,7 @@ int state_open(const char *dir, struct state **out, struct buf *err)
 	if (dir_ensure(dir, err) < 0)
 		return -1;
 	st = xcalloc(1, sizeof(*st));
+	st->wal_fd = -1;
 	path_join(&path, dir, "state.db");
 	st->path = buf_detach(&path, NULL);
 	rc = sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -639,6 +641,20 @@ int state_open(const char *dir, struct state **out, struct buf *err)
 	}
 	*out = st;
 	return 0;
+}
+
+void state_writeback(struct state *st)
+{
+	struct buf path = BUF_INIT;
+
+	if (st->wal_fd < 0) {
+		buf_addf(&path, "%s-wal", st->path);
+		st->wal_fd = open(path.data, O_RDONLY | O_CLOEXEC);
+		buf_release(&path);
+	}
+	/* only a head start for the kernel: SQLite's own sync still follows */
+	if (st->wal_fd >= 0)
+		(void)sync_file_range(st->wal_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
 /* The size of the WAL file, 0 when there is none. */
@@ -661,6 +677,8 @@ void state_close(struct state *st)
 	state_rollback(st);
 	for (size_t i = 0; i < st->nr_cache; i++)
 		sqlite3_finalize(st->cache[i].s);
+	if (st->wal_fd >= 0)
+		close(st->wal_fd);
 	if (wal_size(st) > STATE_WAL_KEEP)
 		sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 0 });
 	sqlite3_close_v2(st->db);

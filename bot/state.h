@@ -223,6 +223,12 @@ void state_close(struct state *st);
  */
 int state_set_durable(struct state *st, int full, struct buf *err);
 
+/* Starts the kernel writing the WAL's dirty pages to disk, without
+ * waiting for it: while commits are not full (state_set_durable()), the
+ * sync at the end then finds little left to write (a 1,000-mail delivery
+ * leaves 10 MB).  Changes nothing SQLite relies on; errors are ignored. */
+void state_writeback(struct state *st);
+
 /* 1 when DIR/state.db exists, else 0: lets read-only commands (status)
  * show an empty state without creating one. */
 int state_exists(const char *dir);
