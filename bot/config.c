@@ -4,9 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <git2.h>
-
 #include "config.h"
+#include "gitconfig.h"
 #include "date.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -188,7 +187,7 @@ int config_polarity(const struct config *c, const char *metric)
 	return 0;
 }
 
-/* State threaded through git_config_foreach. */
+/* State threaded through gitconfig_read(). */
 struct reader {
 	struct config *c;
 	struct buf *err;
@@ -217,7 +216,7 @@ static int parse_bool(const char *key, const char *value, int *out, struct buf *
 		*out = 1;
 		return 0;
 	}
-	if (git_config_parse_bool(&b, value) < 0)
+	if (gitconfig_bool(value, &b) < 0)
 		return err_set(err, "%s: '%s' is not a boolean (true/false/yes/no/on/off/1/0)", key, value);
 	*out = b;
 	return 0;
@@ -338,12 +337,11 @@ static int read_smtp(struct reader *rd, const char *name, const char *key, const
 	return err_set(err, "%s: unknown key (see config/perfbot.conf.example for the keys perfbot reads)", name);
 }
 
-static int read_entry(const git_config_entry *e, void *data)
+static int read_entry(const char *name, const char *value, void *data, struct buf *err)
 {
 	struct reader *rd = data;
 	struct config *c = rd->c;
-	struct buf *err = rd->err;
-	const char *name = e->name, *value = e->value, *dot, *key;
+	const char *dot, *key;
 
 	dot = strchr(name, '.');
 	key = strrchr(name, '.') + 1;
@@ -406,29 +404,9 @@ static int add_builtin_polarity(struct config *c)
 
 static int read_file(struct config *c, const char *path, struct buf *err)
 {
-	git_config *gc = NULL;
 	struct reader rd = { c, err, 0 };
-	int r;
 
-	if (access(path, R_OK) < 0)
-		return err_set(err, "%s: cannot read the configuration: %s", path, strerror(errno));
-	if (git_config_new(&gc) < 0 ||
-	    git_config_add_file_ondisk(gc, path, GIT_CONFIG_LEVEL_APP, NULL, 1) < 0) {
-		const git_error *ge = git_error_last();
-
-		err_set(err, "%s: %s", path, ge && ge->message ? ge->message : "cannot read the configuration");
-		git_config_free(gc);
-		return -1;
-	}
-	buf_reset(err);
-	r = git_config_foreach(gc, read_entry, &rd);
-	git_config_free(gc);
-	if (r < 0) {
-		if (!err || !err->len)
-			err_set(err, "cannot read the configuration");
-		return err_prefix(err, "%s: ", path);
-	}
-	return 0;
+	return gitconfig_read(path, read_entry, &rd, err);
 }
 
 int config_load(const char *path, struct config **out, struct buf *err)
@@ -447,10 +425,7 @@ int config_load(const char *path, struct config **out, struct buf *err)
 			path = home.data;
 	}
 	if (path) {
-		git_libgit2_init();
 		r = read_file(c, path, err);
-		/* no shutdown: libgit2 reads the system's certificates at every
-		 * first init, so one init serves the whole process */
 		c->path = xstrdup(path);
 	}
 	if (r == 0 && !c->nr_polarity)
