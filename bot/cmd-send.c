@@ -18,7 +18,9 @@
 #include "delivery.h"
 #include "intake.h"
 #include "render.h"
+#include "repo.h"
 #include "secret.h"
+#include "spool.h"
 #include "state.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -62,6 +64,7 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	char *password = NULL, **files = NULL;
 	char tmpdir[] = "/tmp/perfbot-dry-XXXXXX";
 	int dry_run = 0, env_open = 0, use_tmp = 0, rc = 0, i, nfiles = 0, e;
+	size_t incoming = 0, rejected = 0;
 
 	files = xcalloc((size_t)argc, sizeof(*files));
 	for (i = 1; i < argc; i++) {
@@ -83,6 +86,8 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_CONFIG;
 		goto fail;
 	}
+	/* the archive needs libgit2: it starts while the outbox is read */
+	repo_warm_up();
 	/* a configuration error stops the command before it does anything */
 	if (!dry_run && cfg->smtp_user) {
 		if (!cfg->smtp_password_file) {
@@ -120,11 +125,16 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_CANTCREAT;
 		goto fail;
 	}
-	if (render_env_open(&env, cfg, &err) < 0) {
+	if (!nfiles && spool_count(cfg->state, &incoming, &rejected, &err) < 0) {
+		rc = EX_CANTCREAT;
+		goto fail;
+	}
+	/* nothing to take in, no repository to open */
+	if ((nfiles || incoming) && render_env_open(&env, cfg, &err) < 0) {
 		rc = EX_CONFIG;
 		goto fail;
 	}
-	env_open = 1;
+	env_open = nfiles || incoming;
 
 	memset(&in, 0, sizeof(in));
 	in.cfg = cfg;
@@ -134,7 +144,8 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	in.dry_run = dry_run;
 	in.dry_mbox = &dry;
 	in.log.line = log_line;
-	if ((nfiles ? intake_files(&in, files, (size_t)nfiles, &err) : intake_spool(&in, &err)) < 0) {
+	if (env_open &&
+	    (nfiles ? intake_files(&in, files, (size_t)nfiles, &err) : intake_spool(&in, &err)) < 0) {
 		rc = EX_SOFTWARE;
 		goto fail;
 	}
@@ -172,6 +183,7 @@ fail:
 done:
 	if (env_open)
 		render_env_close(&env);
+	repo_warm_up_end();
 	state_close(st);
 	state_unlock(lock);
 	if (use_tmp)

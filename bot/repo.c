@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,29 @@ static int git_fail(struct buf *err, const char *what)
 	const git_error *e = git_error_last();
 
 	return err_set(err, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+static pthread_t warm_thread;
+static int warming;
+
+static void *warm_up(void *arg)
+{
+	(void)arg;
+	git_libgit2_init();	/* never shut down: see repo_warm_up() */
+	return NULL;
+}
+
+void repo_warm_up(void)
+{
+	if (!warming)
+		warming = pthread_create(&warm_thread, NULL, warm_up, NULL) == 0;
+}
+
+void repo_warm_up_end(void)
+{
+	if (warming)
+		pthread_join(warm_thread, NULL);
+	warming = 0;
 }
 
 int repo_open(const char *path, struct repo **out, struct buf *err)

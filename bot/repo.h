@@ -35,6 +35,17 @@ struct commit_info {
 	size_t nr_trailers;
 };
 
+/*
+ * libgit2 takes 10 to 30 ms to start: git_libgit2_init() reads the
+ * system's certificate bundle.  repo_warm_up() starts it on a thread of
+ * its own, so that a command does other work meanwhile, and repo_open(),
+ * the archive and the hashes below find it started (or wait for the
+ * rest); the process keeps it started.  repo_warm_up_end() waits for that
+ * thread: call it before the command returns.  Both are for one thread.
+ */
+void repo_warm_up(void);
+void repo_warm_up_end(void);
+
 /* -1 with a message naming path (and saying what to do for the
  * "safe.directory" ownership refusal). */
 int repo_open(const char *path, struct repo **out, struct buf *err);
