@@ -444,6 +444,19 @@ static int tx_end(struct state *st, int ret, struct buf *err)
 	return ret ? ret : -1;
 }
 
+/* The same for a change made by one statement: inside state_begin() it
+ * needs no savepoint, since SQLite undoes a failing statement itself
+ * (delivery makes two such changes a mail, in one transaction). */
+static int tx_begin_one(struct state *st, struct buf *err)
+{
+	return st->in_tx ? 0 : tx_begin(st, 1, err);
+}
+
+static int tx_end_one(struct state *st, int ret, struct buf *err)
+{
+	return st->in_tx ? ret : tx_end(st, ret, err);
+}
+
 int state_set_durable(struct state *st, int full, struct buf *err)
 {
 	/* back to full: a checkpoint syncs what was committed meanwhile */
@@ -1265,7 +1278,7 @@ int state_report_mark_sending(struct state *st, int64_t id, int64_t now, struct 
 	struct stmt q;
 	int ret = -1;
 
-	if (tx_begin(st, 1, err) < 0)
+	if (tx_begin_one(st, err) < 0)
 		return -1;
 	if (stmt_prepare(st, &q, "UPDATE reports SET status = 'sending', attempts = attempts + 1, "
 			 "last_attempt = ? WHERE id = ? AND status IN ('queued', 'sending')", err) == 0) {
@@ -1273,7 +1286,7 @@ int state_report_mark_sending(struct state *st, int64_t id, int64_t now, struct 
 		bind_int(&q, id);
 		ret = report_update(st, &q, id, "sending", err);
 	}
-	return tx_end(st, ret, err);
+	return tx_end_one(st, ret, err);
 }
 
 /* Per-recipient results as one text: a line "CODE\tADDRESS\tREPLY" each,
@@ -1366,7 +1379,7 @@ static int attempt_finish(struct state *st, int64_t id, enum attempt_end how, in
 	if (check_rcpts(rcpt, nr, reply, err) < 0)
 		return err_prefix(err, "%s: report %lld: ", st->path, (long long)id);
 	rcpt_encode(&results, rcpt, nr);
-	if (tx_begin(st, 1, err) < 0) {
+	if (tx_begin_one(st, err) < 0) {
 		buf_release(&results);
 		return -1;
 	}
@@ -1379,7 +1392,7 @@ static int attempt_finish(struct state *st, int64_t id, enum attempt_end how, in
 		ret = report_update(st, &q, id, to[how], err);
 	}
 	buf_release(&results);
-	return tx_end(st, ret, err);
+	return tx_end_one(st, ret, err);
 }
 
 int state_report_mark_sent(struct state *st, int64_t id, int64_t now, const char *reply,
