@@ -17,7 +17,8 @@
 #  3. smtp-source -d -s 1 -m N -r RCPTS -F MAIL: one session, N messages
 #     of the same bytes (the first report) to as many recipients as a report
 #     has: the practical limit of an SMTP client.  perfbot and smtp-source
-#     take turns, BENCH_SEND_RUNS times each (default 5); the medians count;
+#     take turns, BENCH_SEND_RUNS times each (default 9: on a shared machine
+#     single runs vary by a fifth); the medians count;
 #  4. git send-email: one invocation, the first BENCH_SEND_GSE_N (default
 #     100) of the same mails, same sender and recipients (~45 ms a mail, so
 #     1,000 would take a minute): compared per message;
@@ -27,7 +28,7 @@
 #
 # Prints a table of messages/s, ratios and the targets (within 1.3x of
 # smtp-source, >= 10x git send-email).  Environment: BENCH_SEND_N (1000),
-# BENCH_SEND_GSE_N (100), BENCH_SEND_RUNS (5), BENCH_STRICT=1 (exit 2 when
+# BENCH_SEND_GSE_N (100), BENCH_SEND_RUNS (9), BENCH_STRICT=1 (exit 2 when
 # a target is missed).  Needs Postfix's smtp-sink and smtp-source (package
 # postfix) and python3; git send-email is skipped with a note when absent.
 # Only 127.0.0.1 is contacted; the sink is stopped by its PID on any exit.
@@ -37,7 +38,7 @@ cd "$top"
 perfbot=$top/perfbot
 n=${BENCH_SEND_N:-1000}
 gse_n=${BENCH_SEND_GSE_N:-100}
-runs=${BENCH_SEND_RUNS:-5}
+runs=${BENCH_SEND_RUNS:-9}
 [ "$gse_n" -le "$n" ] || gse_n=$n
 
 for tool in smtp-sink smtp-source python3; do
