@@ -16,6 +16,7 @@ for f in "$@"; do
 	fuzz-json) cp "$top"/config/*.json "$top"/tests/golden/*/input.json "$corpus"/ 2>/dev/null ;;
 	fuzz-template) cp "$top"/templates/*.txt "$corpus"/ 2>/dev/null ;;
 	fuzz-reply) cp "$top"/tests/t/data/parse/* "$corpus"/ 2>/dev/null ;;
+	fuzz-gitconfig) cp "$top"/config/perfbot.conf.example "$top"/tests/golden/config "$corpus"/ 2>/dev/null ;;
 	esac
 	echo "== $name: ${seconds}s"
 	if "$f" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
