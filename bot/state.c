@@ -457,6 +457,25 @@ static int tx_end_one(struct state *st, int ret, struct buf *err)
 	return st->in_tx ? ret : tx_end(st, ret, err);
 }
 
+/* Runs sql, one statement that writes, with n integer parameters: in its
+ * own transaction, or the caller's. */
+static int write_ints(struct state *st, const char *sql, size_t n, const int64_t *v,
+		      struct buf *err)
+{
+	struct stmt q;
+	size_t i;
+	int ret = -1;
+
+	if (tx_begin_one(st, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, sql, err) == 0) {
+		for (i = 0; i < n; i++)
+			bind_int(&q, v[i]);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end_one(st, ret, err);
+}
+
 int state_set_durable(struct state *st, int full, struct buf *err)
 {
 	/* back to full: a checkpoint syncs what was committed meanwhile */
@@ -1217,30 +1236,14 @@ int state_delivery_unfinished(struct state *st, int64_t *since, struct buf *err)
 
 int state_delivery_begin(struct state *st, int64_t since, struct buf *err)
 {
-	struct stmt q;
-	int ret = -1;
-
-	if (tx_begin(st, 1, err) < 0)
-		return -1;
-	if (stmt_prepare(st, &q, "INSERT INTO flags (name, value) VALUES ('delivery_unfinished', ?) "
-			 "ON CONFLICT (name) DO UPDATE SET value = MIN(value, excluded.value)",
-			 err) == 0) {
-		bind_int(&q, since);
-		ret = stmt_run(&q, err);
-	}
-	return tx_end(st, ret, err);
+	return write_ints(st, "INSERT INTO flags (name, value) VALUES ('delivery_unfinished', ?) "
+			  "ON CONFLICT (name) DO UPDATE SET value = MIN(value, excluded.value)",
+			  1, &since, err);
 }
 
 int state_delivery_end(struct state *st, struct buf *err)
 {
-	struct stmt q;
-	int ret = -1;
-
-	if (tx_begin(st, 1, err) < 0)
-		return -1;
-	if (stmt_prepare(st, &q, "DELETE FROM flags WHERE name = 'delivery_unfinished'", err) == 0)
-		ret = stmt_run(&q, err);
-	return tx_end(st, ret, err);
+	return write_ints(st, "DELETE FROM flags WHERE name = 'delivery_unfinished'", 0, NULL, err);
 }
 
 /* Says why report id could not make a transition to `to`. */
@@ -1462,39 +1465,24 @@ int state_sent_last_hour(struct state *st, int64_t now, int64_t *count, struct b
 
 int state_sent_add(struct state *st, int64_t now, int64_t count, struct buf *err)
 {
-	struct stmt q;
-	int ret = -1;
+	const int64_t v[] = { now / 3600, count };
 
 	if (count <= 0)
 		return 0;
-	if (tx_begin(st, 1, err) < 0)
-		return -1;
-	if (stmt_prepare(st, &q, "INSERT INTO send_log (hour, count) VALUES (?, ?) "
-			 "ON CONFLICT (hour) DO UPDATE SET count = count + excluded.count", err) == 0) {
-		bind_int(&q, now / 3600);
-		bind_int(&q, count);
-		ret = stmt_run(&q, err);
-	}
-	return tx_end(st, ret, err);
+	return write_ints(st, "INSERT INTO send_log (hour, count) VALUES (?, ?) "
+			  "ON CONFLICT (hour) DO UPDATE SET count = count + excluded.count", 2, v, err);
 }
 
 int state_sent_recount(struct state *st, int64_t since, struct buf *err)
 {
-	struct stmt q;
-	int ret = -1;
+	const int64_t hour = since / 3600 * 3600;
 
-	if (tx_begin(st, 1, err) < 0)
-		return -1;
 	/* every report sent is counted in the hour its run began (its
 	 * `sent`), as state_sent_add() counts them */
-	if (stmt_prepare(st, &q, "INSERT INTO send_log (hour, count) "
-			 "SELECT sent / 3600, COUNT(*) FROM reports "
-			 "WHERE status = 'sent' AND sent >= ? GROUP BY sent / 3600 "
-			 "ON CONFLICT (hour) DO UPDATE SET count = excluded.count", err) == 0) {
-		bind_int(&q, since / 3600 * 3600);
-		ret = stmt_run(&q, err);
-	}
-	return tx_end(st, ret, err);
+	return write_ints(st, "INSERT INTO send_log (hour, count) "
+			  "SELECT sent / 3600, COUNT(*) FROM reports "
+			  "WHERE status = 'sent' AND sent >= ? GROUP BY sent / 3600 "
+			  "ON CONFLICT (hour) DO UPDATE SET count = excluded.count", 1, &hour, err);
 }
 
 int state_report_list(struct state *st, struct state_reports *out, struct buf *err)
