@@ -1656,44 +1656,40 @@ int state_message_list(struct state *st, int64_t report_id, struct state_message
 int state_message_set_archived(struct state *st, const char *message_id, const char *blob_oid,
 			       const char *commit_oid, struct buf *err)
 {
+	/* A sent mail gets its row here, with its archive batch (schema 3);
+	 * ingest may have seen it come back from a list first, and then it
+	 * becomes perfbot's own.  Else the message is one ingested.  At most
+	 * one of the statements changes a row: neither needs a savepoint. */
+	static const char *const sql[] = {
+		"INSERT INTO messages (message_id, report_id, parent_message_id, in_reply_to, refs, "
+		"from_name, from_email, date, subject, origin, blob_oid, commit_oid) "
+		"SELECT message_id, thread_id, in_reply_to, in_reply_to, refs, from_name, "
+		"from_email, created, subject, 'sent', ?, ? FROM reports "
+		"WHERE message_id = ? AND status = 'sent' "
+		"ON CONFLICT (message_id) DO UPDATE SET origin = 'sent', "
+		"report_id = excluded.report_id, blob_oid = excluded.blob_oid, "
+		"commit_oid = excluded.commit_oid",
+		"UPDATE messages SET blob_oid = ?, commit_oid = ? WHERE message_id = ?",
+	};
 	struct stmt q;
+	size_t i;
 
 	if (check_text("message_id", message_id, 1, err) < 0 ||
 	    check_text("blob_oid", blob_oid, 1, err) < 0 ||
 	    check_text("commit_oid", commit_oid, 1, err) < 0)
 		return err_prefix(err, "%s: ", st->path);
-	/* A sent mail gets its row here, with its archive batch (schema 3).
-	 * Ingest may have seen it come back from a list first: then it
-	 * becomes perfbot's own.  At most one of the two statements changes
-	 * a row, so neither needs a savepoint. */
-	if (stmt_prepare(st, &q, "INSERT INTO messages (message_id, report_id, parent_message_id, "
-			 "in_reply_to, refs, from_name, from_email, date, subject, origin, blob_oid, "
-			 "commit_oid) "
-			 "SELECT message_id, thread_id, in_reply_to, in_reply_to, refs, from_name, "
-			 "from_email, created, subject, 'sent', ?, ? FROM reports "
-			 "WHERE message_id = ? AND status = 'sent' "
-			 "ON CONFLICT (message_id) DO UPDATE SET origin = 'sent', "
-			 "report_id = excluded.report_id, blob_oid = excluded.blob_oid, "
-			 "commit_oid = excluded.commit_oid", err) < 0)
-		return -1;
-	bind_text(&q, blob_oid);
-	bind_text(&q, commit_oid);
-	bind_text(&q, message_id);
-	if (stmt_run(&q, err) < 0)
-		return -1;
-	if (sqlite3_changes(st->db) == 1)
-		return 0;
-	if (stmt_prepare(st, &q, "UPDATE messages SET blob_oid = ?, commit_oid = ? "
-			 "WHERE message_id = ?", err) < 0)
-		return -1;
-	bind_text(&q, blob_oid);
-	bind_text(&q, commit_oid);
-	bind_text(&q, message_id);
-	if (stmt_run(&q, err) < 0)
-		return -1;
-	if (sqlite3_changes(st->db) != 1)
-		return err_set(err, "%s: message %s is not known", st->path, message_id);
-	return 0;
+	for (i = 0; i < N(sql); i++) {
+		if (stmt_prepare(st, &q, sql[i], err) < 0)
+			return -1;
+		bind_text(&q, blob_oid);
+		bind_text(&q, commit_oid);
+		bind_text(&q, message_id);
+		if (stmt_run(&q, err) < 0)
+			return -1;
+		if (sqlite3_changes(st->db) == 1)
+			return 0;
+	}
+	return err_set(err, "%s: message %s is not known", st->path, message_id);
 }
 
 int state_command_add(struct state *st, int64_t report_id, const char *message_id,
