@@ -22,8 +22,12 @@
  * waits for it at its gate, before DATA (smtp_set_gate()).  So a mail's
  * outcome is on disk before the next mail's data goes out, as if the
  * marks ran in line, and the archive (store.h) is written by a thread of
- * its own.  A mail that was delivered by a run killed before its batch
- * was archived is archived by the next run.
+ * its own.  The transaction changes the report's row alone: the hourly
+ * send log is added to once a run, and a sent mail's row among the known
+ * messages is written with the archive batch.  A run marks itself
+ * unfinished before its first mail (state_delivery_begin()); the next run
+ * after one killed recounts the send log and archives what was delivered
+ * but not archived.
  *
  * Nothing is sent while
  * perfbot.paused, at most perfbot.maxPerHour an hour (the rest waits),
