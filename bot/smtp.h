@@ -55,6 +55,7 @@
 #define SMTP_PASSWORD_MAX 240	/* octets in the password: AUTH PLAIN of both fits one command line */
 #define SMTP_RCPT_MAX 1000	/* recipients of one message */
 #define SMTP_REPLY_MAX 1024	/* bytes of a server reply kept */
+#define SMTP_REPLY_BYTES_MAX (64 << 10)	/* bytes read for one reply, at most */
 #define SMTP_TIMEOUT_MAX 3600	/* seconds */
 
 enum smtp_status {

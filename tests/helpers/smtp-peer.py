@@ -142,6 +142,9 @@ class Session:
                 return
         if self.args.silent:
             raise Silent()
+        if "GREETING" in self.args.flood_at:
+            self.flood()
+            return
         self.reply(self.args.greeting)
         while True:
             raw = self.readline()
@@ -154,6 +157,9 @@ class Session:
             verb = line.split(" ", 1)[0].upper()
             if verb in self.args.silent_at:
                 raise Silent()
+            if verb in self.args.flood_at:
+                self.flood()
+                return
             if (verb == "MAIL" and self.args.silent_after is not None
                     and self.peer.counters["message"] >= self.args.silent_after):
                 raise Silent()
@@ -163,6 +169,23 @@ class Session:
                 continue
             if handler(line) == "quit":
                 return
+
+    def flood(self):
+        """Answers with a reply that never ends (one line, or continuation
+        lines with --flood-lines) until the client hangs up, or 64 MiB."""
+        if self.args.flood_lines:
+            chunk = ("250-" + "x" * 76 + "\r\n").encode() * 800
+        else:
+            chunk = b"250 " + b"x" * 65532
+        self.peer.log("S: (a reply that never ends)")
+        sent = 0
+        try:
+            while sent < (64 << 20):
+                self.sock.sendall(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass
+        self.peer.log("FLOOD: %d bytes" % sent)
 
     def start_tls(self):
         try:
@@ -403,11 +426,16 @@ def main():
                         "TLS: after the 220 to STARTTLS; END: after the data)")
     p.add_argument("--silent-after", type=int, metavar="N",
                    help="stop answering at the MAIL after N messages were taken")
+    p.add_argument("--flood-at", action="append", default=[], metavar="VERB",
+                   help="answer VERB (or GREETING: greet) with a reply that never ends")
+    p.add_argument("--flood-lines", action="store_true",
+                   help="the endless reply is continuation lines, not one line")
     p.add_argument("--outdir")
     p.add_argument("--transcript")
     p.add_argument("--port-file")
     args = p.parse_args()
     args.silent_at = [v.upper() for v in args.silent_at]
+    args.flood_at = [v.upper() for v in args.flood_at]
     if args.mode != "plain" and not (args.cert and args.key):
         p.error("--mode %s needs --cert and --key" % args.mode)
 

@@ -961,6 +961,50 @@ static void silence_after_data_times_out(void **state)
 	buf_release(&err);
 }
 
+/* A reply that never ends (one endless line, or endless continuation
+ * lines) ends the session once SMTP_REPLY_BYTES_MAX bytes came, at once:
+ * the bytes keep coming, so no timeout would. */
+static void endless_replies_are_cut(void **state)
+{
+	static const struct {
+		const char *verb;
+		int lines;
+	} cases[] = { { "GREETING", 0 }, { "GREETING", 1 }, { "MAIL", 0 }, { "MAIL", 1 } };
+	const char *rcpt[] = { "a@x.org" };
+	struct peer *p = *state;
+	size_t i;
+
+	for (i = 0; i < N(cases); i++) {
+		const char *args[] = { "--flood-at", cases[i].verb, cases[i].lines ? "--flood-lines" : NULL,
+				       NULL };
+		struct smtp_options o;
+		struct smtp_session *s = NULL;
+		struct buf err = BUF_INIT;
+		struct smtp_result res;
+		double start = now();
+		int r;
+
+		peer_start(p, "plain", NULL, 0, args);
+		o = options(p, SMTP_NONE);
+		o.timeout = 30;
+		r = smtp_open(&o, &s, &err);
+		if (!strcmp(cases[i].verb, "GREETING")) {
+			assert_int_equal(r, SMTP_TEMPORARY);
+		} else {
+			assert_int_equal(r, SMTP_OK);
+			assert_int_equal(send_one(s, rcpt, 1, &res, &err), SMTP_TEMPORARY);
+			assert_false(smtp_alive(s));
+			smtp_result_release(&res);
+		}
+		if (!strstr(err.data, "passed 65536 bytes"))
+			fail_msg("case %zu: %s", i, err.data);
+		assert_true(now() - start < 5);
+		smtp_close(s);
+		buf_release(&err);
+		peer_stop(p);
+	}
+}
+
 /* 1000 small mails over one connection; prints the rate. */
 /* The gate runs after the recipients and before DATA: when it holds the
  * mail, nothing reaches the server and the session sends the next one. */
@@ -1101,6 +1145,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(sni_names_the_server, setup, teardown),
 		cmocka_unit_test_setup_teardown(refused_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(drop_mid_data_is_temporary, setup, teardown),
+		cmocka_unit_test_setup_teardown(endless_replies_are_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(silence_after_data_times_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(gate_holds_before_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(thousand_mails_over_one_connection, setup,
