@@ -28,9 +28,11 @@
  *   - SIGPIPE from a dropped connection does not kill the process: it is
  *     blocked while smtp_*() run and a pending one is discarded.
  *
- * Untrusted: everything the server sends.  Reply texts are kept at most
- * SMTP_REPLY_MAX bytes (longer ones end in "[...]") with control and
- * non-ASCII bytes replaced by '?', so they are safe to print and store.
+ * Untrusted: everything the server sends.  At most SMTP_REPLY_BYTES_MAX
+ * bytes are read for one reply (more ends the session: temporary).  Reply
+ * texts are kept at most SMTP_REPLY_MAX bytes (longer ones end in "[...]")
+ * with control and non-ASCII bytes replaced by '?', so they are safe to
+ * print and store.
  *
  * Statuses: SMTP_OK; SMTP_TEMPORARY (connection refused or lost, timeout,
  * a failed TLS handshake, a 4xx reply: try again later); SMTP_PERMANENT
