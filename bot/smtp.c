@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "header.h"
 #include "smtp.h"
+#include "streambound.h"
 #include "tls.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -50,7 +51,7 @@ struct smtp_session {
 	int plain;		/* the plaintext stream below: no SIGPIPE to block */
 	int (*gate)(void *ctx, struct buf *err);	/* smtp_set_gate() */
 	void *gate_ctx;
-	int reply_too_long;	/* a reply passed SMTP_REPLY_BYTES_MAX: see bounded_wrap() */
+	int reply_too_long;	/* a reply passed SMTP_REPLY_BYTES_MAX (streambound.h) */
 };
 
 void smtp_set_gate(struct smtp_session *s, int (*gate)(void *ctx, struct buf *err), void *ctx)
@@ -188,115 +189,6 @@ static mailstream *plain_open(int fd)
 		return NULL;
 	}
 	return stream;
-}
-
-/*
- * Every reply is bounded: at most SMTP_REPLY_BYTES_MAX bytes are read
- * between two of perfbot's writes (the greeting before the first).
- * libetpan gathers a reply's lines in memory until its last line ends, so
- * a server sending one endless line, or endless continuation lines, would
- * take all memory, and never time out since bytes keep coming.  This
- * stream lies over the others (plaintext, TCP, TLS) and fails the read
- * that would pass the bound: the session then ends as a lost connection,
- * and says why.
- */
-struct bounded {
-	mailstream_low *inner;
-	size_t read;		/* since the last write */
-	int *too_long;		/* set when the bound is reached */
-};
-
-static ssize_t bounded_read(mailstream_low *low, void *buf, size_t n)
-{
-	struct bounded *b = low->data;
-	ssize_t r;
-
-	if (b->read >= SMTP_REPLY_BYTES_MAX) {
-		*b->too_long = 1;
-		errno = EMSGSIZE;
-		return -1;
-	}
-	if (n > SMTP_REPLY_BYTES_MAX - b->read)
-		n = SMTP_REPLY_BYTES_MAX - b->read;
-	r = mailstream_low_read(b->inner, buf, n);
-	if (r > 0)
-		b->read += (size_t)r;
-	return r;
-}
-
-static ssize_t bounded_write(mailstream_low *low, const void *buf, size_t n)
-{
-	struct bounded *b = low->data;
-
-	b->read = 0;
-	return mailstream_low_write(b->inner, buf, n);
-}
-
-static int bounded_close(mailstream_low *low)
-{
-	return mailstream_low_close(((struct bounded *)low->data)->inner);
-}
-
-static int bounded_get_fd(mailstream_low *low)
-{
-	return mailstream_low_get_fd(((struct bounded *)low->data)->inner);
-}
-
-/* libetpan frees a stream's old layer when STARTTLS puts TLS in its place:
- * the layer below goes with it, and the connection stays open. */
-static void bounded_free(mailstream_low *low)
-{
-	struct bounded *b = low->data;
-
-	mailstream_low_free(b->inner);
-	free(b);
-	free(low);
-}
-
-static void bounded_cancel(mailstream_low *low)
-{
-	mailstream_low_cancel(((struct bounded *)low->data)->inner);
-}
-
-static struct mailstream_cancel *bounded_get_cancel(mailstream_low *low)
-{
-	return mailstream_low_get_cancel(((struct bounded *)low->data)->inner);
-}
-
-static carray *bounded_get_certificate_chain(mailstream_low *low)
-{
-	return mailstream_low_get_certificate_chain(((struct bounded *)low->data)->inner);
-}
-
-static mailstream_low_driver bounded_driver = {
-	.mailstream_read = bounded_read,
-	.mailstream_write = bounded_write,
-	.mailstream_close = bounded_close,
-	.mailstream_get_fd = bounded_get_fd,
-	.mailstream_free = bounded_free,
-	.mailstream_cancel = bounded_cancel,
-	.mailstream_get_cancel = bounded_get_cancel,
-	.mailstream_get_certificate_chain = bounded_get_certificate_chain,
-};
-
-/* Lays the bound over stream's current layer.  -1 when out of memory
- * (the stream is then as it was). */
-static int bounded_wrap(struct smtp_session *s, mailstream *stream)
-{
-	struct bounded *b = malloc(sizeof(*b));
-	mailstream_low *low;
-
-	if (!b)
-		return -1;
-	b->inner = mailstream_get_low(stream);
-	b->read = 0;
-	b->too_long = &s->reply_too_long;
-	if (!(low = mailstream_low_new(b, &bounded_driver))) {
-		free(b);
-		return -1;
-	}
-	mailstream_set_low(stream, low);
-	return 0;
 }
 
 static void sigpipe_restore(const sigset_t *old)
@@ -724,8 +616,8 @@ static enum smtp_status starttls(struct smtp_session *s, const struct smtp_optio
 	if (code != 220)
 		return command_failed(s, code, "", err);
 	if (r == MAILSMTP_NO_ERROR) {
-		/* libetpan put TLS in the place of the bounded stream */
-		if (bounded_wrap(s, s->smtp->stream) < 0) {
+		/* libetpan put TLS in the place of the bound */
+		if (streambound_wrap(s->smtp->stream, SMTP_REPLY_BYTES_MAX, &s->reply_too_long) < 0) {
 			s->alive = 0;
 			err_set(err, "out of memory");
 			return SMTP_TEMPORARY;
@@ -836,7 +728,7 @@ static enum smtp_status session_open(struct smtp_session *s, const struct smtp_o
 			return SMTP_TEMPORARY;
 		}
 	}
-	if (bounded_wrap(s, stream) < 0) {
+	if (streambound_wrap(stream, SMTP_REPLY_BYTES_MAX, &s->reply_too_long) < 0) {
 		mailstream_close(stream);
 		err_set(err, "out of memory");
 		return SMTP_TEMPORARY;
