@@ -8,6 +8,7 @@
 
 #include "header.h"
 #include "imap.h"
+#include "streambound.h"
 #include "tls.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -17,6 +18,7 @@ struct imap {
 	char *where;		/* "imap.example.org:993/INBOX" for messages */
 	uint32_t uidvalidity;
 	int gone;		/* the connection is lost or not trusted: say nothing more */
+	int too_long;		/* a response passed IMAP_RESPONSE_BYTES_MAX */
 };
 
 /* URLs */
@@ -251,7 +253,12 @@ static int server_fail(struct imap *im, int code, const char *what, struct buf *
 		im->gone = 1;
 		break;
 	}
-	if (!im->gone && im->session->imap_response) {
+	if (im->too_long) {
+		temporary = 1;
+		im->gone = 1;
+		buf_addf(&text, "the server's answer passed %u bytes; not reading further",
+			 IMAP_RESPONSE_BYTES_MAX);
+	} else if (!im->gone && im->session->imap_response) {
 		header_quote_input(&text, im->session->imap_response);
 		/* RFC 5530: the server says it is the one with the problem. */
 		if (strstr(im->session->imap_response, "[UNAVAILABLE]"))
@@ -299,6 +306,17 @@ static int verify(struct imap *im, const struct imap_url *url, const char *ca_fi
 	return -1;
 }
 
+/* Bounds the server's answers from here on (streambound.h).  libetpan
+ * reads the greeting while it connects, before this can be laid: the
+ * greeting alone is not bounded. */
+static int bound(struct imap *im, struct buf *err)
+{
+	if (streambound_wrap(im->session->imap_stream, IMAP_RESPONSE_BYTES_MAX, &im->too_long) == 0)
+		return 0;
+	im->gone = 1;
+	return err_set(err, "imap %s: out of memory", im->where);
+}
+
 static int connect_session(struct imap *im, const struct imap_url *url, const char *ca_file,
 		       struct buf *err)
 {
@@ -310,7 +328,7 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 						       tls_stream_setup, url->host);
 		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED && r != MAILIMAP_NO_ERROR_AUTHENTICATED)
 			return server_fail(im, r, "connect", err);
-		if (verify(im, url, ca_file, err) < 0)
+		if (verify(im, url, ca_file, err) < 0 || bound(im, err) < 0)
 			return -1;
 		return r;
 	case IMAP_STARTTLS:
@@ -322,6 +340,8 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 		}
 		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
 			return server_fail(im, r, "connect", err);
+		if (bound(im, err) < 0)
+			return -1;
 		/* No capability check: STARTTLS is tried whatever the plain-text
 		 * server claims, and its refusal ends the session. */
 		r = mailimap_socket_starttls_with_callback(im->session, tls_stream_setup, url->host);
@@ -330,13 +350,16 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 			im->gone = 1;
 			return r;
 		}
-		if (verify(im, url, ca_file, err) < 0)
+		/* libetpan put TLS in the place of the bound */
+		if (verify(im, url, ca_file, err) < 0 || bound(im, err) < 0)
 			return -1;
 		return MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
 	case IMAP_PLAIN:
 		r = mailimap_socket_connect(im->session, url->host, (uint16_t)url->port);
 		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED && r != MAILIMAP_NO_ERROR_AUTHENTICATED)
 			return server_fail(im, r, "connect", err);
+		if (bound(im, err) < 0)
+			return -1;
 		return r;
 	}
 	return -1;

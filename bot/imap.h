@@ -49,6 +49,11 @@
 #define IMAP_PASSWORD_MAX 1024		/* bytes of the password */
 #define IMAP_SEARCH_MAX 100000		/* new UIDs taken from one search (the lowest) */
 #define IMAP_FETCH_MAX 1000		/* UIDs named in one UID FETCH */
+/* Bytes of one server response, at most (streambound.h): a FETCH brings
+ * one message of at most 32 MiB, or some of at most 8 MiB together
+ * (source.h), and a SEARCH some hundred thousand UIDs.  More ends the
+ * session: temporary. */
+#define IMAP_RESPONSE_BYTES_MAX (48u << 20)
 
 enum imap_security {
 	IMAP_TLS,		/* imaps://: TLS from the first byte */

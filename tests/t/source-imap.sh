@@ -283,7 +283,44 @@ new_validity=$(cut -d' ' -f1 "$tmp/state")
 [ "$new_validity" != "$validity" ] && ok "uidvalidity changed: new cursor" ||
 	not_ok "uidvalidity changed: cursor $(cat "$tmp/state")"
 
-# 11. the wrong password (last: Dovecot slows down logins from an address
+# 11. a server whose answer never ends: cut at IMAP_RESPONSE_BYTES_MAX, at
+# once (bytes keep coming, so no timeout would), as a temporary failure
+fport=$(free_port)
+cat >"$tmp/flood.py" <<'EOF'
+import socket, sys
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", int(sys.argv[1])))
+ls.listen(1)
+print("ready", flush=True)
+c, _ = ls.accept()
+c.sendall(b"* OK flood ready\r\n")
+c.recv(4096)
+chunk = b"* " + b"x" * 65534
+sent = 0
+try:
+    while sent < (256 << 20):
+        c.sendall(chunk)
+        sent += len(chunk)
+except OSError:
+    pass
+print("sent %d" % sent, flush=True)
+EOF
+python3 "$tmp/flood.py" "$fport" >"$tmp/flood.out" 2>&1 &
+flood_pid=$!
+i=0
+while ! grep -q ready "$tmp/flood.out" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+start=$(date +%s)
+fetch "imap://$user@127.0.0.1:$fport/INBOX" state-flood
+check_eq "endless answer: a temporary failure" "75" "$rc"
+grep -q "the server's answer passed 50331648 bytes" "$tmp/stderr" && ok "endless answer: says so" ||
+	not_ok "endless answer: $(cat "$tmp/stderr")"
+kill "$flood_pid" 2>/dev/null
+wait "$flood_pid" 2>/dev/null
+check_eq "endless answer: cut at once, long before the server gave up" "yes" \
+	"$([ $(($(date +%s) - start)) -lt 20 ] && ! grep -q '^sent 268' "$tmp/flood.out" && echo yes || echo no)"
+
+# 12. the wrong password (last: Dovecot slows down logins from an address
 # after a failure)
 "$drv" --imap "$starttls" "wrong" "$ca" "$tmp/state-x" "$out" >"$tmp/stdout" 2>"$tmp/stderr"
 check_eq "wrong password: refused, not temporary" "1" "$?"
