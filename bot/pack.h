@@ -18,7 +18,9 @@
  *
  * Objects are deflated at zlib level 1 (Z_BEST_SPEED): on a kernel list
  * (the ksummit corpus) that is 1.7 times faster than git's default level
- * and packs 4% larger; `git repack -adF` recompresses when space matters.
+ * and packs 4% larger; objects of at most 512 bytes (trees, commits) are
+ * stored, not compressed (pack.c says why).  `git repack -adF`
+ * recompresses when space matters.
  *
  * On disk: the pack and its index are written under temporary names
  * (tmp_pack_*, tmp_idx_*; git gc removes leftovers, and so does the
