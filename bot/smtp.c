@@ -1,9 +1,4 @@
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,6 +13,7 @@
 #include "header.h"
 #include "smtp.h"
 #include "streambound.h"
+#include "tcp.h"
 #include "tls.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -93,7 +89,7 @@ static void sigpipe_block(sigset_t *old)
  * only).  libetpan's socket driver calls select() before each read and
  * write for its timeout: two system calls for each of a mail's dozen
  * reads and writes, where one does.  Here the kernel keeps smtp.timeout
- * (SO_RCVTIMEO and SO_SNDTIMEO, set by socket_tune(): a read or write
+ * (SO_RCVTIMEO and SO_SNDTIMEO, set by tcp_connect(): a read or write
  * that waits longer fails with EAGAIN, which libetpan takes as a lost
  * connection, as it takes its own timeouts), and MSG_NOSIGNAL keeps a
  * dropped connection from raising SIGPIPE.
@@ -425,73 +421,6 @@ static enum smtp_status command_failed(struct smtp_session *s, int code, const c
 
 /* --- connecting ---------------------------------------------------------- */
 
-static int addr_is_loopback(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-
-		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
-	}
-	if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
-
-		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
-			return in6->sin6_addr.s6_addr[12] == 127;
-		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
-	}
-	return 0;
-}
-
-/* Connects one address within timeout seconds: the fd (blocking), or -1
- * with errno set (ETIMEDOUT when no answer came). */
-static int connect_one(const struct addrinfo *ai, int timeout)
-{
-	struct pollfd pfd;
-	socklen_t len = sizeof(int);
-	int fd, r, e = 0;
-
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	r = connect(fd, ai->ai_addr, ai->ai_addrlen);
-	if (r < 0 && errno == EINPROGRESS) {
-		pfd.fd = fd;
-		pfd.events = POLLOUT;
-		do {
-			r = poll(&pfd, 1, timeout * 1000);
-		} while (r < 0 && errno == EINTR);
-		if (r == 0)
-			e = ETIMEDOUT;
-		else if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
-			e = errno;
-	} else if (r < 0) {
-		e = errno;
-	}
-	/* libetpan wants a blocking descriptor (its TLS handshake busy-loops
-	 * on a non-blocking one); the socket timeouts bound every call. */
-	if (!e && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
-		e = errno;
-	if (e) {
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
-
-static void socket_tune(int fd, int timeout)
-{
-	struct timeval tv = { timeout, 0 };
-	int one = 1;
-
-	/* Without it a mail larger than libetpan's 8 KB write buffer waits
-	 * ~40 ms: Nagle holds its second write until the server's delayed
-	 * ACK of the first (measured: 22 mails/s instead of 1,600). */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
 /*
  * Resolves and connects.  For SMTP_NONE every address must be loopback,
  * checked before connecting anywhere.  0 with *fd, or a status with a
@@ -500,55 +429,19 @@ static void socket_tune(int fd, int timeout)
 static enum smtp_status server_connect(struct smtp_session *s, const struct smtp_options *o,
 				       int *fd, struct buf *err)
 {
-	struct addrinfo hints, *res, *ai;
-	char port[8];
-	int r, e = 0;
+	int r = tcp_connect(o->server, o->port, o->timeout, o->encryption == SMTP_NONE,
+			    "smtp.timeout", fd, err);
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_protocol = IPPROTO_TCP;
-	snprintf(port, sizeof(port), "%d", o->port);
-	r = getaddrinfo(o->server, port, &hints, &res);
-	if (r) {
-		err_set(err, "%s: cannot resolve %s: %s", s->where, o->server,
-			r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
-		return r == EAI_AGAIN || r == EAI_SYSTEM ? SMTP_TEMPORARY : SMTP_PERMANENT;
+	if (r == 0)
+		return SMTP_OK;
+	if (r == TCP_NOT_LOOPBACK) {
+		err_prefix(err, "%s: smtp.encryption = none is only allowed to a loopback server: ",
+			   s->where);
+		buf_adds(err, "; use starttls or ssl");
+		return SMTP_PERMANENT;
 	}
-	if (o->encryption == SMTP_NONE) {
-		for (ai = res; ai; ai = ai->ai_next) {
-			char host[NI_MAXHOST];
-
-			if (addr_is_loopback(ai->ai_addr))
-				continue;
-			if (getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof(host), NULL, 0,
-					NI_NUMERICHOST))
-				snprintf(host, sizeof(host), "?");
-			err_set(err, "%s: smtp.encryption = none is only allowed to a loopback "
-				"server (127.0.0.0/8 or ::1), and %s%s%s is not one: use starttls "
-				"or ssl", s->where, o->server, strcmp(host, o->server) ? " at " : "",
-				strcmp(host, o->server) ? host : "");
-			freeaddrinfo(res);
-			return SMTP_PERMANENT;
-		}
-	}
-	*fd = -1;
-	for (ai = res; ai && *fd < 0; ai = ai->ai_next) {
-		*fd = connect_one(ai, o->timeout);
-		if (*fd < 0)
-			e = errno;
-	}
-	freeaddrinfo(res);
-	if (*fd < 0) {
-		if (e == ETIMEDOUT)
-			err_set(err, "%s: no answer to connect within %d s (smtp.timeout)", s->where,
-				o->timeout);
-		else
-			err_set(err, "%s: cannot connect: %s", s->where, strerror(e));
-		return SMTP_TEMPORARY;
-	}
-	socket_tune(*fd, o->timeout);
-	return SMTP_OK;
+	err_prefix(err, "%s: ", s->where);
+	return r == TCP_TEMPORARY ? SMTP_TEMPORARY : SMTP_PERMANENT;
 }
 
 /* --- the session --------------------------------------------------------- */
