@@ -3,12 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <libetpan/libetpan.h>
 
 #include "header.h"
 #include "imap.h"
 #include "streambound.h"
+#include "tcp.h"
 #include "tls.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -306,63 +308,79 @@ static int verify(struct imap *im, const struct imap_url *url, const char *ca_fi
 	return -1;
 }
 
-/* Bounds the server's answers from here on (streambound.h).  libetpan
- * reads the greeting while it connects, before this can be laid: the
- * greeting alone is not bounded. */
-static int bound(struct imap *im, struct buf *err)
+/* Lays the bound (streambound.h) over stream; after STARTTLS, libetpan
+ * has put TLS in the place of the first one. */
+static int bound(struct imap *im, mailstream *stream, struct buf *err)
 {
-	if (streambound_wrap(im->session->imap_stream, IMAP_RESPONSE_BYTES_MAX, &im->too_long) == 0)
+	if (streambound_wrap(stream, IMAP_RESPONSE_BYTES_MAX, &im->too_long) == 0)
 		return 0;
 	im->gone = 1;
 	return err_set(err, "imap %s: out of memory", im->where);
 }
 
+/*
+ * Connects and reads the greeting.  perfbot opens the connection itself,
+ * rather than through libetpan's connect functions, so that the greeting
+ * is read through the bound too, and for imaps:// the certificate is
+ * checked before anything is read.
+ */
 static int connect_session(struct imap *im, const struct imap_url *url, const char *ca_file,
-		       struct buf *err)
+			   int timeout, struct buf *err)
 {
-	int r;
+	mailstream *stream;
+	int fd, r;
 
-	switch (url->security) {
-	case IMAP_TLS:
-		r = mailimap_ssl_connect_with_callback(im->session, url->host, (uint16_t)url->port,
-						       tls_stream_setup, url->host);
-		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED && r != MAILIMAP_NO_ERROR_AUTHENTICATED)
-			return server_fail(im, r, "connect", err);
-		if (verify(im, url, ca_file, err) < 0 || bound(im, err) < 0)
-			return -1;
+	r = tcp_connect(url->host, url->port, timeout, 0, "ingest.timeout", &fd, err);
+	if (r < 0) {
+		im->gone = 1;
+		err_prefix(err, "imap %s: connect: ", im->where);
+		return r == TCP_TEMPORARY ? IMAP_TEMPORARY : -1;
+	}
+	if (url->security == IMAP_TLS) {
+		stream = mailstream_ssl_open_with_callback_timeout(fd, timeout, tls_stream_setup,
+								   url->host);
+		if (!stream) {
+			close(fd);
+			im->gone = 1;
+			err_set(err, "imap %s: connect: the TLS handshake failed", im->where);
+			return IMAP_TEMPORARY;
+		}
+		if (tls_verify_stream(stream, url->host, ca_file, err) < 0) {
+			mailstream_close(stream);
+			im->gone = 1;
+			return err_prefix(err, "imap %s: ", im->where);
+		}
+	} else if (!(stream = mailstream_socket_open_timeout(fd, timeout))) {
+		close(fd);
+		im->gone = 1;
+		return err_set(err, "imap %s: out of memory", im->where);
+	}
+	if (bound(im, stream, err) < 0) {
+		mailstream_close(stream);
+		return -1;
+	}
+	/* on failure libetpan closes the stream */
+	r = mailimap_connect(im->session, stream);
+	if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED && r != MAILIMAP_NO_ERROR_AUTHENTICATED)
+		return server_fail(im, r, "connect", err);
+	if (url->security != IMAP_STARTTLS)
 		return r;
-	case IMAP_STARTTLS:
-		r = mailimap_socket_connect(im->session, url->host, (uint16_t)url->port);
-		if (r == MAILIMAP_NO_ERROR_AUTHENTICATED) {
-			im->gone = 1;
-			return err_set(err, "imap %s: the server greeted with PREAUTH before STARTTLS; "
-				       "refusing to go on without TLS", im->where);
-		}
-		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
-			return server_fail(im, r, "connect", err);
-		if (bound(im, err) < 0)
-			return -1;
-		/* No capability check: STARTTLS is tried whatever the plain-text
-		 * server claims, and its refusal ends the session. */
-		r = mailimap_socket_starttls_with_callback(im->session, tls_stream_setup, url->host);
-		if (r != MAILIMAP_NO_ERROR) {
-			r = server_fail(im, r, "STARTTLS", err);
-			im->gone = 1;
-			return r;
-		}
-		/* libetpan put TLS in the place of the bound */
-		if (verify(im, url, ca_file, err) < 0 || bound(im, err) < 0)
-			return -1;
-		return MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
-	case IMAP_PLAIN:
-		r = mailimap_socket_connect(im->session, url->host, (uint16_t)url->port);
-		if (r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED && r != MAILIMAP_NO_ERROR_AUTHENTICATED)
-			return server_fail(im, r, "connect", err);
-		if (bound(im, err) < 0)
-			return -1;
+	if (r == MAILIMAP_NO_ERROR_AUTHENTICATED) {
+		im->gone = 1;
+		return err_set(err, "imap %s: the server greeted with PREAUTH before STARTTLS; "
+			       "refusing to go on without TLS", im->where);
+	}
+	/* No capability check: STARTTLS is tried whatever the plain-text
+	 * server claims, and its refusal ends the session. */
+	r = mailimap_socket_starttls_with_callback(im->session, tls_stream_setup, url->host);
+	if (r != MAILIMAP_NO_ERROR) {
+		r = server_fail(im, r, "STARTTLS", err);
+		im->gone = 1;
 		return r;
 	}
-	return -1;
+	if (verify(im, url, ca_file, err) < 0 || bound(im, im->session->imap_stream, err) < 0)
+		return -1;
+	return MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
 }
 
 int imap_open(const struct imap_url *url, const char *password, const char *ca_file,
@@ -390,9 +408,11 @@ int imap_open(const struct imap_url *url, const char *password, const char *ca_f
 		mailimap_set_timeout(im->session, timeout);
 		mailstream_network_delay.tv_sec = timeout;
 		mailstream_network_delay.tv_usec = 0;
+	} else {
+		timeout = (int)mailstream_network_delay.tv_sec;
 	}
 
-	r = connect_session(im, url, ca_file, err);
+	r = connect_session(im, url, ca_file, timeout, err);
 	if (r < 0)
 		goto fail;
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED) {

@@ -86,12 +86,20 @@ stop)
 	[ -f "$dir/base/master.pid" ] || exit 0
 	pid=$(cat "$dir/base/master.pid")
 	kill "$pid" 2>/dev/null || true
+	# a login process that was starting when the stop came waits 5 s for
+	# the stats process, and the master waits for it
 	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	kill -9 "$pid" 2>/dev/null || true
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 20 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	rm -f "$dir/base/master.pid"
 	;;
 *)
 	echo "usage: dovecot.sh start DIR PORT USER PASSWORD [CERT KEY] | stop DIR" >&2

@@ -283,9 +283,9 @@ new_validity=$(cut -d' ' -f1 "$tmp/state")
 [ "$new_validity" != "$validity" ] && ok "uidvalidity changed: new cursor" ||
 	not_ok "uidvalidity changed: cursor $(cat "$tmp/state")"
 
-# 11. a server whose answer never ends: cut at IMAP_RESPONSE_BYTES_MAX, at
-# once (bytes keep coming, so no timeout would), as a temporary failure
-fport=$(free_port)
+# 11. a server whose answer never ends, from its greeting on or after the
+# first command: cut at IMAP_RESPONSE_BYTES_MAX, at once (bytes keep
+# coming, so no timeout would), as a temporary failure
 cat >"$tmp/flood.py" <<'EOF'
 import socket, sys
 ls = socket.socket()
@@ -294,8 +294,9 @@ ls.bind(("127.0.0.1", int(sys.argv[1])))
 ls.listen(1)
 print("ready", flush=True)
 c, _ = ls.accept()
-c.sendall(b"* OK flood ready\r\n")
-c.recv(4096)
+if sys.argv[2] == "command":
+    c.sendall(b"* OK flood ready\r\n")
+    c.recv(4096)
 chunk = b"* " + b"x" * 65534
 sent = 0
 try:
@@ -306,19 +307,23 @@ except OSError:
     pass
 print("sent %d" % sent, flush=True)
 EOF
-python3 "$tmp/flood.py" "$fport" >"$tmp/flood.out" 2>&1 &
-flood_pid=$!
-i=0
-while ! grep -q ready "$tmp/flood.out" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-start=$(date +%s)
-fetch "imap://$user@127.0.0.1:$fport/INBOX" state-flood
-check_eq "endless answer: a temporary failure" "75" "$rc"
-grep -q "the server's answer passed 50331648 bytes" "$tmp/stderr" && ok "endless answer: says so" ||
-	not_ok "endless answer: $(cat "$tmp/stderr")"
-kill "$flood_pid" 2>/dev/null
-wait "$flood_pid" 2>/dev/null
-check_eq "endless answer: cut at once, long before the server gave up" "yes" \
-	"$([ $(($(date +%s) - start)) -lt 20 ] && ! grep -q '^sent 268' "$tmp/flood.out" && echo yes || echo no)"
+for when in greeting command; do
+	fport=$(free_port)
+	rm -f "$tmp/flood.out"
+	python3 "$tmp/flood.py" "$fport" "$when" >"$tmp/flood.out" 2>&1 &
+	flood_pid=$!
+	i=0
+	while ! grep -q ready "$tmp/flood.out" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	start=$(date +%s)
+	fetch "imap://$user@127.0.0.1:$fport/INBOX" state-flood
+	check_eq "endless answer ($when): a temporary failure" "75" "$rc"
+	grep -q "the server's answer passed 50331648 bytes" "$tmp/stderr" && ok "endless answer ($when): says so" ||
+		not_ok "endless answer ($when): $(cat "$tmp/stderr")"
+	kill "$flood_pid" 2>/dev/null
+	wait "$flood_pid" 2>/dev/null
+	check_eq "endless answer ($when): cut at once, long before the server gave up" "yes" \
+		"$([ $(($(date +%s) - start)) -lt 20 ] && ! grep -q '^sent 268' "$tmp/flood.out" && echo yes || echo no)"
+done
 
 # 12. the wrong password (last: Dovecot slows down logins from an address
 # after a failure)
