@@ -187,13 +187,6 @@ int config_polarity(const struct config *c, const char *metric)
 	return 0;
 }
 
-/* State threaded through gitconfig_read(). */
-struct reader {
-	struct config *c;
-	struct buf *err;
-	int polarity_seen;
-};
-
 static int parse_int(const char *key, const char *value, int min, int max, int *out, struct buf *err)
 {
 	char *end;
@@ -243,11 +236,9 @@ static int need_text(const char *key, const char *value, struct buf *err)
 		return 0; \
 	}
 
-static int read_perfbot(struct reader *rd, const char *name, const char *key, const char *value)
+static int read_perfbot(struct config *c, const char *name, const char *key, const char *value,
+			struct buf *err)
 {
-	struct config *c = rd->c;
-	struct buf *err = rd->err;
-
 	STR("from", from)
 	STR("reportedby", reported_by)
 	STR("closesurl", closes_url)
@@ -309,11 +300,9 @@ static int read_perfbot(struct reader *rd, const char *name, const char *key, co
 	return err_set(err, "%s: unknown key (see config/perfbot.conf.example for the keys perfbot reads)", name);
 }
 
-static int read_smtp(struct reader *rd, const char *name, const char *key, const char *value)
+static int read_smtp(struct config *c, const char *name, const char *key, const char *value,
+		     struct buf *err)
 {
-	struct config *c = rd->c;
-	struct buf *err = rd->err;
-
 	STR("server", smtp_server)
 	STR("user", smtp_user)
 	STR("passwordfile", smtp_password_file)
@@ -337,18 +326,18 @@ static int read_smtp(struct reader *rd, const char *name, const char *key, const
 	return err_set(err, "%s: unknown key (see config/perfbot.conf.example for the keys perfbot reads)", name);
 }
 
+/* gitconfig_read()'s callback: data is the config being filled. */
 static int read_entry(const char *name, const char *value, void *data, struct buf *err)
 {
-	struct reader *rd = data;
-	struct config *c = rd->c;
+	struct config *c = data;
 	const char *dot, *key;
 
 	dot = strchr(name, '.');
 	key = strrchr(name, '.') + 1;
 	if (!strncmp(name, "perfbot.", 8) && dot == key - 1)
-		return read_perfbot(rd, name, key, value) < 0 ? -1 : 0;
+		return read_perfbot(c, name, key, value, err) < 0 ? -1 : 0;
 	if (!strncmp(name, "smtp.", 5) && dot == key - 1)
-		return read_smtp(rd, name, key, value) < 0 ? -1 : 0;
+		return read_smtp(c, name, key, value, err) < 0 ? -1 : 0;
 	if (!strncmp(name, "ingest.", 7) && dot == key - 1) {
 		STR("maildir", ingest_maildir)
 		STR("imap", ingest_imap)
@@ -364,7 +353,6 @@ static int read_entry(const char *name, const char *value, void *data, struct bu
 			return err_set(err, "%s: unknown key (polarity.higher or polarity.lower)", name);
 		if (need_text(name, value, err) < 0)
 			return -1;
-		rd->polarity_seen = 1;
 		return polarity_add(c, value, !strcmp(key, "higher"), err);
 	}
 	if (!strncmp(name, "tree.", 5) && dot != key - 1) {
@@ -402,13 +390,6 @@ static int add_builtin_polarity(struct config *c)
 	return 0;
 }
 
-static int read_file(struct config *c, const char *path, struct buf *err)
-{
-	struct reader rd = { c, err, 0 };
-
-	return gitconfig_read(path, read_entry, &rd, err);
-}
-
 int config_load(const char *path, struct config **out, struct buf *err)
 {
 	struct config *c = config_new_defaults();
@@ -425,7 +406,7 @@ int config_load(const char *path, struct config **out, struct buf *err)
 			path = home.data;
 	}
 	if (path) {
-		r = read_file(c, path, err);
+		r = gitconfig_read(path, read_entry, c, err);
 		c->path = xstrdup(path);
 	}
 	if (r == 0 && !c->nr_polarity)
