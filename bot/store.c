@@ -12,20 +12,20 @@
 #include "xalloc.h"
 #include "banned.h"
 
-/* A message given to store_add(), in order; the worker fills in the ids. */
+/* A message given to store_add(), in order; the archiver fills in the ids. */
 struct filed {
 	char *message_id;
-	char *raw;		/* a copy until the worker filed it, then NULL */
+	char *raw;		/* a copy until the archiver filed it, then NULL */
 	size_t len;
 	char blob[41];
 	char commit[41];
 };
 
 /*
- * The worker thread owns s->archive while it runs; the caller's thread
- * owns s->st.  Shared, under mu: pending (the caller appends, the worker
+ * The archiver thread owns s->archive while it runs; the caller's thread
+ * owns s->st.  Shared, under mu: pending (the caller appends, the archiver
  * fills entries below nr), nr, done, queued_bytes, stop, failed, fail.
- * The caller touches the archive only when the worker is idle (done ==
+ * The caller touches the archive only when the archiver is idle (done ==
  * nr), which store_commit() waits for.
  */
 struct store {
@@ -34,15 +34,15 @@ struct store {
 	int64_t now;
 	struct filed *pending;
 	size_t nr, alloc;
-	size_t done;		/* entries the worker has filed (or given up on) */
-	size_t queued_bytes;	/* message bytes waiting for the worker */
-	int stop;		/* store_close(): the worker ends */
+	size_t done;		/* entries the archiver has filed (or given up on) */
+	size_t queued_bytes;	/* message bytes waiting for the archiver */
+	int stop;		/* store_close(): the archiver ends */
 	int failed;		/* archive_add() failed: fail says why; the rest is not filed */
 	struct buf fail;
-	pthread_t worker;
-	int has_worker;
+	pthread_t archiver;
+	int has_archiver;
 	pthread_mutex_t mu;
-	pthread_cond_t more;	/* to the worker: an entry was added, or stop */
+	pthread_cond_t more;	/* to the archiver: an entry was added, or stop */
 	pthread_cond_t progress;	/* to the caller: an entry was filed */
 };
 
@@ -83,13 +83,13 @@ char *store_message_id(const char *raw, size_t len)
 	return id;
 }
 
-/* Queued mail that wakes the worker: some tens of mails, not each one (a
+/* Queued mail that wakes the archiver: some tens of mails, not each one (a
  * wake-up costs two context switches), and not many more, since what is
  * still queued when the caller commits is written while it waits (with
  * 256 KiB that was 6 to 13 ms at the end of a 1,000-mail delivery). */
 #define STORE_WAKE_BYTES (64u << 10)
 
-static int worker_start(struct store *s, struct buf *err);
+static int archiver_start(struct store *s, struct buf *err);
 
 /* archive_walk() callback: a commit the database missed. */
 static int catch_up(void *ctx, const char *commit_hex, const char *raw, size_t len)
@@ -149,7 +149,7 @@ int store_open(const struct config *cfg, struct state *st, int64_t now,
 		if (state_commit(st, err) < 0)
 			goto fail;
 	}
-	if (worker_start(s, err) < 0)
+	if (archiver_start(s, err) < 0)
 		goto fail;
 	free(known);
 	*out = s;
@@ -170,8 +170,8 @@ fail:
  */
 #define STORE_NICE 10
 
-/* The worker: files the entries in order, each outside the lock. */
-static void *store_work(void *arg)
+/* The archiver: files the entries in order, each outside the lock. */
+static void *archiver_main(void *arg)
 {
 	struct store *s = arg;
 	struct buf err = BUF_INIT;
@@ -214,8 +214,9 @@ static void *store_work(void *arg)
 	return NULL;
 }
 
-/* Starts the worker: 0, or -1 with a message. */
-static int worker_start(struct store *s, struct buf *err)
+/* Starts the archiver, the thread that writes the archive: 0, or -1
+ * with a message. */
+static int archiver_start(struct store *s, struct buf *err)
 {
 	int e;
 
@@ -223,16 +224,16 @@ static int worker_start(struct store *s, struct buf *err)
 	pthread_cond_init(&s->more, NULL);
 	pthread_cond_init(&s->progress, NULL);
 	buf_init(&s->fail);
-	e = pthread_create(&s->worker, NULL, store_work, s);
+	e = pthread_create(&s->archiver, NULL, archiver_main, s);
 	if (e)
 		return err_set(err, "cannot start the archive's thread: %s", strerror(e));
-	s->has_worker = 1;
+	s->has_archiver = 1;
 	return 0;
 }
 
-/* Waits, holding mu, until the worker filed everything; -1 with its
+/* Waits, holding mu, until the archiver filed everything; -1 with its
  * message when an entry failed. */
-static int worker_drain(struct store *s, struct buf *err)
+static int archiver_drain(struct store *s, struct buf *err)
 {
 	if (s->done < s->nr)
 		pthread_cond_signal(&s->more);
@@ -307,9 +308,9 @@ int store_commit(struct store *s, struct buf *err)
 	int r;
 
 	pthread_mutex_lock(&s->mu);
-	r = worker_drain(s, err);
+	r = archiver_drain(s, err);
 	pthread_mutex_unlock(&s->mu);
-	/* from here the worker waits for more: the archive is ours */
+	/* from here the archiver waits for more: the archive is ours */
 	if (r < 0)
 		return -1;
 	if (!s->nr)
@@ -340,13 +341,13 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
-	if (s->has_worker) {
+	if (s->has_archiver) {
 		pthread_mutex_lock(&s->mu);
 		s->stop = 1;
 		s->failed = 1;	/* what is still queued is dropped, not filed */
 		pthread_cond_signal(&s->more);
 		pthread_mutex_unlock(&s->mu);
-		pthread_join(s->worker, NULL);
+		pthread_join(s->archiver, NULL);
 		pthread_mutex_destroy(&s->mu);
 		pthread_cond_destroy(&s->more);
 		pthread_cond_destroy(&s->progress);
