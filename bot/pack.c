@@ -407,12 +407,11 @@ static void index_build(const struct pack *p, const unsigned char sum[SHA1_RAWSZ
 	free(sorted);
 }
 
-/* Writes the parts into a new temporary file dir/PREFIXXXXXXX, synced and
+/* Writes data into a new temporary file dir/PREFIXXXXXXX, synced and
  * read-only, whose name is left in path. */
 static int temp_write(const char *dir, const char *prefix, struct buf *path,
-		      const struct buf *const *parts, size_t nr, struct buf *err)
+		      const struct buf *data, struct buf *err)
 {
-	size_t i;
 	int fd;
 
 	buf_reset(path);
@@ -423,10 +422,7 @@ static int temp_write(const char *dir, const char *prefix, struct buf *path,
 		buf_reset(path);
 		return -1;
 	}
-	for (i = 0; i < nr; i++)
-		if (write_all(fd, parts[i]->data, parts[i]->len) < 0)
-			goto fail;
-	if (fchmod(fd, 0444) < 0 || fsync(fd) < 0)
+	if (write_all(fd, data->data, data->len) < 0 || fchmod(fd, 0444) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
@@ -508,8 +504,8 @@ int pack_write(struct pack *p, struct buf *err)
 	unsigned char sum[SHA1_RAWSZ];
 	uint64_t end = PACK_HEADER + p->size;
 	struct sha1 h = { 0 };
-	char hex[2 * SHA1_RAWSZ + 1];
-	size_t i;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid named;
 	int rc = -1;
 
 	if (!p->nr)
@@ -532,17 +528,11 @@ int pack_write(struct pack *p, struct buf *err)
 	if (sha1_init(&h, err) < 0)
 		goto out;
 	index_build(p, sum, &idx, &h);
-	for (i = 0; i < SHA1_RAWSZ; i++) {
-		hex[2 * i] = "0123456789abcdef"[sum[i] >> 4];
-		hex[2 * i + 1] = "0123456789abcdef"[sum[i] & 15];
-	}
-	hex[2 * SHA1_RAWSZ] = '\0';
-	{
-		const struct buf *idx_parts[] = { &idx };
-
-		if (temp_write(p->dir, "tmp_idx_", &tmp_idx, idx_parts, 1, err) < 0)
-			goto out;
-	}
+	/* the pack is named for its checksum, written as git writes ids */
+	git_oid_fromraw(&named, sum);
+	git_oid_tostr(hex, sizeof(hex), &named);
+	if (temp_write(p->dir, "tmp_idx_", &tmp_idx, &idx, err) < 0)
+		goto out;
 	/* the pack first: a reader only looks at packs that have an index */
 	buf_addf(&name, "%s/pack-%s.pack", p->dir, hex);
 	if (rename(p->path.data, name.data) < 0) {
