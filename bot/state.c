@@ -36,6 +36,7 @@ struct state {
 	int in_tx;		/* inside state_begin() */
 	struct cached_stmt cache[STATE_STMT_CACHE];
 	size_t nr_cache;
+	char *wal_path;		/* DIR/state.db-wal */
 	int wal_fd;		/* state_writeback()'s, or -1 */
 };
 
@@ -657,6 +658,8 @@ int state_open(const char *dir, struct state **out, struct buf *err)
 	st->wal_fd = -1;
 	path_join(&path, dir, "state.db");
 	st->path = buf_detach(&path, NULL);
+	buf_addf(&path, "%s-wal", st->path);
+	st->wal_path = buf_detach(&path, NULL);
 	rc = sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
@@ -677,33 +680,17 @@ int state_open(const char *dir, struct state **out, struct buf *err)
 
 void state_writeback(struct state *st)
 {
-	struct buf path = BUF_INIT;
-
-	if (st->wal_fd < 0) {
-		buf_addf(&path, "%s-wal", st->path);
-		st->wal_fd = open(path.data, O_RDONLY | O_CLOEXEC);
-		buf_release(&path);
-	}
+	if (st->wal_fd < 0)
+		st->wal_fd = open(st->wal_path, O_RDONLY | O_CLOEXEC);
 	/* only a head start for the kernel: SQLite's own sync still follows */
 	if (st->wal_fd >= 0)
 		(void)sync_file_range(st->wal_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
-/* The size of the WAL file, 0 when there is none. */
-static off_t wal_size(const struct state *st)
-{
-	struct buf path = BUF_INIT;
-	struct stat sb;
-	off_t size;
-
-	buf_addf(&path, "%s-wal", st->path);
-	size = stat(path.data, &sb) == 0 ? sb.st_size : 0;
-	buf_release(&path);
-	return size;
-}
-
 void state_close(struct state *st)
 {
+	struct stat sb;
+
 	if (!st)
 		return;
 	state_rollback(st);
@@ -711,10 +698,11 @@ void state_close(struct state *st)
 		sqlite3_finalize(st->cache[i].s);
 	if (st->wal_fd >= 0)
 		close(st->wal_fd);
-	if (wal_size(st) > STATE_WAL_KEEP)
+	if (stat(st->wal_path, &sb) == 0 && sb.st_size > STATE_WAL_KEEP)
 		sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 0 });
 	sqlite3_close_v2(st->db);
 	free(st->path);
+	free(st->wal_path);
 	free(st);
 }
 
@@ -965,13 +953,15 @@ static int reports_collect(struct state *st, struct stmt *q, struct state_report
 	return row < 0 ? -1 : 0;
 }
 
-/* Runs q (selecting REPORT_COLUMNS, mail; bound) in a read transaction
- * and appends its reports, without their sources, to out.  0 or -1. */
-static int reports_read(struct state *st, struct stmt *q, struct state_reports *out,
-			struct buf *err)
+/* Runs q (selecting REPORT_COLUMNS, mail; bound but for its last
+ * parameter, a LIMIT, which limit binds) in a read transaction and appends
+ * its reports, without their sources, to out.  0 or -1. */
+static int reports_read(struct state *st, struct stmt *q, size_t limit,
+			struct state_reports *out, struct buf *err)
 {
 	int ret;
 
+	bind_int(q, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
 	if (tx_begin(st, 0, err) < 0) {
 		stmt_finish(q);
 		return -1;
@@ -1198,8 +1188,7 @@ int state_report_due(struct state *st, int64_t now, size_t limit, struct state_r
 			 "ORDER BY r.id LIMIT ?", err) < 0)
 		return -1;
 	bind_int(&q, now);
-	bind_int(&q, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
-	return reports_read(st, &q, out, err);
+	return reports_read(st, &q, limit, out, err);
 }
 
 int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
@@ -1215,8 +1204,7 @@ int state_report_unarchived(struct state *st, size_t limit, struct state_reports
 			 "WHERE r.status = 'sent' AND g.blob_oid IS NULL AND IFNULL(g.quarantined, 0) = 0 "
 			 "ORDER BY r.id LIMIT ?", err) < 0)
 		return -1;
-	bind_int(&q, limit > INT64_MAX ? INT64_MAX : (int64_t)limit);
-	return reports_read(st, &q, out, err);
+	return reports_read(st, &q, limit, out, err);
 }
 
 int state_delivery_unfinished(struct state *st, int64_t *since, struct buf *err)
