@@ -298,10 +298,10 @@ static int has_control(const char *s)
 }
 
 /* Checks the certificate before anything is said over TLS. */
-static int verify(struct imap *im, const struct imap_url *url, const char *ca_file,
-		  struct buf *err)
+static int verify(struct imap *im, mailstream *stream, const struct imap_url *url,
+		  const char *ca_file, struct buf *err)
 {
-	if (tls_verify_stream(im->session->imap_stream, url->host, ca_file, err) == 0)
+	if (tls_verify_stream(stream, url->host, ca_file, err) == 0)
 		return 0;
 	im->gone = 1;
 	err_prefix(err, "imap %s: ", im->where);
@@ -345,10 +345,9 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 			err_set(err, "imap %s: connect: the TLS handshake failed", im->where);
 			return IMAP_TEMPORARY;
 		}
-		if (tls_verify_stream(stream, url->host, ca_file, err) < 0) {
+		if (verify(im, stream, url, ca_file, err) < 0) {
 			mailstream_close(stream);
-			im->gone = 1;
-			return err_prefix(err, "imap %s: ", im->where);
+			return -1;
 		}
 	} else if (!(stream = mailstream_socket_open_timeout(fd, timeout))) {
 		close(fd);
@@ -378,7 +377,8 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 		im->gone = 1;
 		return r;
 	}
-	if (verify(im, url, ca_file, err) < 0 || bound(im, im->session->imap_stream, err) < 0)
+	if (verify(im, im->session->imap_stream, url, ca_file, err) < 0 ||
+	    bound(im, im->session->imap_stream, err) < 0)
 		return -1;
 	return MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
 }
