@@ -12,10 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <git2.h>
-
 #include "archive.h"
 #include "date.h"
+#include "gitlib.h"
 #include "header.h"
 #include "pack.h"
 #include "xalloc.h"
@@ -82,13 +81,6 @@ struct archive {
 	struct buf text, tmp;	/* scratch */
 	struct buf commit;	/* the commit object being built */
 };
-
-static int git_fail(struct buf *err, const char *what)
-{
-	const git_error *e = git_error_last();
-
-	return err_set(err, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
-}
 
 static int sys_fail(struct buf *err, const char *what, const char *path)
 {
@@ -415,7 +407,7 @@ static int epoch_open(struct archive *a, unsigned n, struct buf *err)
 			err_set(err, "%s: the repository is owned by another user, so libgit2 will not open it; "
 				"run perfbot as its owner", path);
 		else
-			git_fail(err, path);
+			gitlib_fail(err, path);
 		goto out;
 	}
 	/* We hold inbox.lock, so a ref lock can only be a killed writer's. */
@@ -434,7 +426,7 @@ static int epoch_open(struct archive *a, unsigned n, struct buf *err)
 	if (e == GIT_ENOTFOUND) {
 		a->has_head = 0;
 	} else if (e < 0) {
-		git_fail(err, path);
+		gitlib_fail(err, path);
 		goto out;
 	} else {
 		a->has_head = 1;
@@ -1253,7 +1245,7 @@ int archive_commit(struct archive *a, struct buf *err)
 		return err_prefix(err, "archive %s: ", a->dir);
 	if (git_reference_create_matching(&ref, a->repo, MASTER, &a->tip, 1,
 					  a->has_head ? &a->head : NULL, "perfbot: archive") < 0)
-		return git_fail(err, "archive: moving " MASTER);
+		return gitlib_fail(err, "archive: moving " MASTER);
 	git_reference_free(ref);
 	a->head = a->tip;
 	a->has_head = 1;
@@ -1274,14 +1266,14 @@ static int epoch_master(struct archive *a, unsigned n, git_oid *id, struct buf *
 	}
 	path = epoch_path(a, n);
 	if (git_repository_open_bare(&r, path) < 0) {
-		git_fail(err, path);
+		gitlib_fail(err, path);
 		free(path);
 		return -1;
 	}
 	e = git_reference_name_to_id(id, r, MASTER);
 	git_repository_free(r);
 	if (e < 0 && e != GIT_ENOTFOUND) {
-		git_fail(err, path);
+		gitlib_fail(err, path);
 		free(path);
 		return -1;
 	}
@@ -1329,7 +1321,7 @@ static int walk_epoch(struct archive *a, git_repository *r, unsigned n, const gi
 	if (git_revwalk_new(&w, r) < 0 || git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL) < 0 ||
 	    git_revwalk_push(w, &head) < 0) {
 		git_revwalk_free(w);
-		return git_fail(err, "archive: walking master");
+		return gitlib_fail(err, "archive: walking master");
 	}
 	while (!(e = git_revwalk_next(&id, w))) {
 		if (stop && git_oid_equal(&id, stop)) {
@@ -1342,7 +1334,7 @@ static int walk_epoch(struct archive *a, git_repository *r, unsigned n, const gi
 	}
 	git_revwalk_free(w);
 	if (e < 0 && e != GIT_ITEROVER)
-		return git_fail(err, "archive: walking master");
+		return gitlib_fail(err, "archive: walking master");
 	return found;
 }
 
@@ -1359,14 +1351,14 @@ static int walk_call(git_repository *r, const git_oid *id,
 	int rc = -1;
 
 	if (git_commit_lookup(&c, r, id) < 0 || git_commit_tree(&t, c) < 0) {
-		git_fail(err, "archive: reading a commit");
+		gitlib_fail(err, "archive: reading a commit");
 		goto out;
 	}
 	rc = 0;
 	if (!(m = git_tree_entry_byname(t, "m")) || git_tree_entry_type(m) != GIT_OBJECT_BLOB)
 		goto out;
 	if (git_blob_lookup(&b, r, git_tree_entry_id(m)) < 0) {
-		rc = git_fail(err, "archive: reading a message");
+		rc = gitlib_fail(err, "archive: reading a message");
 		goto out;
 	}
 	oid_hex(id, hex);
@@ -1388,7 +1380,7 @@ static int epoch_repo(struct archive *a, unsigned n, git_repository **r, struct 
 	}
 	path = epoch_path(a, n);
 	if (git_repository_open_bare(r, path) < 0) {
-		git_fail(err, path);
+		gitlib_fail(err, path);
 		free(path);
 		return -1;
 	}

@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <git2.h>
-
+#include "gitlib.h"
 #include "repo.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -36,11 +35,16 @@ struct repo {
 	char *path;
 };
 
-static int git_fail(struct buf *err, const char *what)
+int gitlib_fail(struct buf *err, const char *what)
 {
 	const git_error *e = git_error_last();
 
 	return err_set(err, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+git_repository *repo_git(const struct repo *r)
+{
+	return r->git;
 }
 
 static pthread_t warm_thread;
@@ -80,7 +84,7 @@ int repo_open(const char *path, struct repo **out, struct buf *err)
 			err_set(err, "%s: the repository is owned by another user, so libgit2 will not open it; "
 				"run perfbot as its owner or add it to safe.directory", path);
 		else
-			git_fail(err, path);
+			gitlib_fail(err, path);
 		err_prefix(err, "perfbot.repo: ");
 		git_libgit2_shutdown();
 		return -1;
@@ -189,7 +193,7 @@ static int lookup_hex(struct repo *r, const char *spec, git_commit **out, struct
 		lower[i] = (char)tolower((unsigned char)spec[i]);
 	lower[n] = '\0';
 	if (git_oid_fromstrn(&oid, lower, n) < 0)
-		return git_fail(err, spec);
+		return gitlib_fail(err, spec);
 	/* a full id goes through libgit2's object cache; a prefix cannot */
 	e = n == GIT_OID_HEXSZ ? git_commit_lookup(out, r->git, &oid) :
 				 git_commit_lookup_prefix(out, r->git, &oid, n);
@@ -203,7 +207,7 @@ static int lookup_hex(struct repo *r, const char *spec, git_commit **out, struct
 		/* a prefix naming a blob or tree is "not a commit", also not found */
 		if (ge && ge->message && strstr(ge->message, "type"))
 			return err_set(err, "'%s' names an object in %s that is not a commit", spec, r->path);
-		return git_fail(err, spec);
+		return gitlib_fail(err, spec);
 	}
 	return 0;
 }
@@ -225,7 +229,7 @@ static int lookup_tag(struct repo *r, const char *spec, git_commit **out, struct
 	if (e == GIT_ENOTFOUND)
 		return 1;
 	if (e < 0)
-		return git_fail(err, spec);
+		return gitlib_fail(err, spec);
 	e = git_reference_peel(&peeled, gr, GIT_OBJECT_COMMIT);
 	git_reference_free(gr);
 	if (e < 0)
@@ -311,7 +315,7 @@ int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struc
 	for (i = 0; i < r->nr_resolved; i++) {
 		if (!strcmp(r->resolved[i].spec, spec)) {
 			if (git_commit_lookup(&c, r->git, &r->resolved[i].oid) < 0)
-				return git_fail(err, spec);
+				return gitlib_fail(err, spec);
 			e = 0;
 			break;
 		}
