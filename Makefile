@@ -40,8 +40,12 @@ UNIT_BIN := $(UNIT_SRC:.c=)
 
 all: perfbot
 
-bot/%.o: bot/%.c $(HDR) Makefile
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+# Each object depends on the headers it includes (-MMD -MP writes bot/x.d),
+# so touching one header rebuilds only its users.
+DEPFLAGS = -MMD -MP
+
+bot/%.o: bot/%.c Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(LIB): $(OBJ)
 	rm -f $@
@@ -50,8 +54,8 @@ $(LIB): $(OBJ)
 perfbot: bot/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ bot/main.o $(LIB) $(LIBS)
 
-tests/unit/test-%: tests/unit/test-%.c $(LIB) $(HDR)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS) -lcmocka
+tests/unit/test-%: tests/unit/test-%.c $(LIB) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS) -lcmocka
 
 # The README's first command: a report rendered from the built-in demo.
 demo: perfbot
@@ -60,8 +64,12 @@ demo: perfbot
 check: perfbot $(UNIT_BIN)
 	@sh tests/run.sh
 
-tests/bench/bench-render: tests/bench/bench-render.c $(LIB) $(HDR)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+# The unit tests alone (cmocka; a few seconds).
+unit: $(UNIT_BIN)
+	@sh tests/run.sh --unit
+
+tests/bench/bench-render: tests/bench/bench-render.c $(LIB) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
 bench: perfbot tests/bench/bench-render
 	@sh tests/bench/run.sh
@@ -89,8 +97,10 @@ install: perfbot
 perfbot-installed: bot/main.c $(SRC) $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
+-include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d
+
 clean:
-	rm -f perfbot perfbot-installed bot/*.o $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
+	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
 	rm -rf tests/fuzz/corpus-*/.tmp
 
-.PHONY: all demo check bench fuzz install clean
+.PHONY: all demo check unit bench fuzz install clean
