@@ -21,6 +21,9 @@ override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-
 override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
+VERSION = 0.2.0
+override CPPFLAGS += -DPERFBOT_VERSION='"$(VERSION)"'
+
 # The templates folder the binary looks in when perfbot.templates is unset:
 # the source tree's for a plain build, DATADIR's for an installed one.
 TEMPLATE_DIR ?= $(CURDIR)/templates

@@ -23,17 +23,6 @@
 #include "xalloc.h"
 #include "banned.h"
 
-static const char usage_text[] =
-	"usage: perfbot ingest [--all] [-v] [--maildir DIR | --mbox FILE | --imap URL | -]\n"
-	"\n"
-	"Reads new mail and keeps the replies to perfbot's reports in the archive.\n"
-	"  --maildir DIR  the Maildir's new/ (taken mail moves to cur/)\n"
-	"  --mbox FILE    an mbox, read-only; later runs go on where this one stopped\n"
-	"  --imap URL     imaps://USER@HOST/MAILBOX or imap://USER@HOST/MAILBOX?starttls\n"
-	"  -              one mail on stdin (for an MTA): exit 75 asks it to retry\n"
-	"  --all          keep every mail, not only replies to reports\n"
-	"Without a source: ingest.maildir, else ingest.imap.\n";
-
 static void log_line(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -86,31 +75,40 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	struct pending pend = { 0 };
 	struct ingest in;
 	char *password = NULL;
-	int all = 0, stdin_mode = 0, rc = 0, i, e, have_cursor = 0;
+	int all = 0, stdin_mode = 0, rc = 0, e, have_cursor = 0, verbose = opts->verbose;
+	struct opt_args args = { 0 };
+	const struct opt options[] = {
+		{ OPT_STRING, 0, "maildir", &maildir, "DIR", "the Maildir's new/ (taken mail moves to cur/)", 1, 0, 0 },
+		{ OPT_STRING, 0, "mbox", &mbox, "FILE", "an mbox, read-only; later runs go on where this one stopped", 1, 0, 0 },
+		{ OPT_STRING, 0, "imap", &imap, "URL", "imaps://USER@HOST/MAILBOX or imap://USER@HOST/MAILBOX?starttls", 1, 0, 0 },
+		OPT_BOOL_E(0, "all", &all, "keep every mail, not only replies to reports"),
+		OPT_COUNT_E('v', "verbose", &verbose, "say what became of every mail, not only of those acted on"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot ingest",
+		.args = "[-]",
+		.max_args = 1,
+		.about = "Reads new mail and keeps the replies to perfbot's reports in the archive.\n"
+			 "The source is --maildir, --mbox, --imap, or '-': one mail on stdin (for an\n"
+			 "MTA; exit 75 asks it to retry).\n",
+		.notes = "Without a source: ingest.maildir, else ingest.imap.\n",
+		.opts = options,
+	};
 
 	memset(&from, 0, sizeof(from));
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--all")) {
-			all = 1;
-		} else if (!strcmp(argv[i], "--maildir") && i + 1 < argc) {
-			maildir = argv[++i];
-		} else if (!strcmp(argv[i], "--mbox") && i + 1 < argc) {
-			mbox = argv[++i];
-		} else if (!strcmp(argv[i], "--imap") && i + 1 < argc) {
-			imap = argv[++i];
-		} else if (!strcmp(argv[i], "-")) {
-			stdin_mode = 1;
-		} else {
-			fprintf(stderr, "perfbot ingest: unknown argument '%s'\n%s", argv[i], usage_text);
-			return EX_USAGE;
-		}
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
+	if (args.nr && strcmp(args.v[0], "-")) {
+		rc = cmd_usage_error(&spec, "unexpected argument '%s' (the only argument is '-', a mail on stdin)",
+				     args.v[0]);
+		goto done;
 	}
-	if (!!maildir + !!mbox + !!imap + stdin_mode > 1) {
-		fprintf(stderr, "perfbot ingest: one source at a time\n%s", usage_text);
-		return EX_USAGE;
+	stdin_mode = args.nr == 1;
+	if (stdin_mode && (maildir || mbox || imap)) {
+		rc = cmd_usage_error(&spec, "- cannot be used with --%s",
+				     maildir ? "maildir" : mbox ? "mbox" : "imap");
+		goto done;
 	}
 	if (config_load(opts->config_path, &cfg, &err) < 0) {
 		rc = EX_CONFIG;
@@ -121,9 +119,7 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 		if (!maildir)
 			imap = cfg->ingest_imap;
 		if (!maildir && !imap) {
-			fprintf(stderr, "perfbot ingest: no source given and neither ingest.maildir nor ingest.imap configured\n%s",
-				usage_text);
-			rc = EX_USAGE;
+			rc = cmd_usage_error(&spec, "no source given and neither ingest.maildir nor ingest.imap configured");
 			goto done;
 		}
 	}
@@ -190,7 +186,7 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	in.all = all;
 	in.now = opts->now;
 	in.log.line = log_line;
-	in.verbose = opts->verbose;
+	in.verbose = verbose;
 	for (;;) {
 		struct source_msg msg;
 
@@ -229,7 +225,7 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_TEMPFAIL;
 		goto fail;
 	}
-	if (opts->verbose || in.kept || in.commands || in.quarantined)
+	if (verbose || in.kept || in.commands || in.quarantined)
 		fprintf(stderr, "ingest: %zu kept, %zu known already, %zu answer no report, %zu not acted on, %zu quarantined, %zu commands\n",
 			in.kept, in.duplicates, in.unrelated, in.ignored, in.quarantined, in.commands);
 	goto done;
@@ -244,6 +240,7 @@ done:
 	state_close(st);
 	secret_free(password);
 	config_free(cfg);
+	opt_args_release(&args);
 	buf_release(&err);
 	buf_release(&key);
 	return rc;

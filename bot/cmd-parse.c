@@ -20,16 +20,6 @@
 #include "value.h"
 #include "banned.h"
 
-static const char usage_text[] =
-	"usage: perfbot parse [--json] FILE.eml\n"
-	"\n"
-	"Prints what perfbot reads from one mail (FILE.eml, or '-' for stdin) as\n"
-	"JSON: the header fields, the decoded text, quoted and new lines, inline\n"
-	"comments, #perfbot commands, trailers and the problems found.  The output\n"
-	"is always JSON; --json is accepted for symmetry with status and thread.\n"
-	"Exits 0 for any mail, also an odd one (see \"problems\"), 65 when the input\n"
-	"is not a mail at all.\n";
-
 /* Reads at most MAIL_MAX_SIZE + 1 bytes, so that mail_parse() sees when a
  * message is too large (it quarantines it) without perfbot reading it all. */
 static int read_input(const char *path, struct buf *raw)
@@ -185,30 +175,30 @@ int cmd_parse(int argc, char **argv, const struct cmd_options *opts)
 	struct mail *m = NULL;
 	struct reply *r;
 	struct value *v;
-	int i, rc = 0;
+	int json = 0, rc = 0;
+	struct opt_args args;
+	const struct opt options[] = {
+		OPT_BOOL_E(0, "json", &json, "accepted for symmetry with status and thread: the output is always JSON"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot parse",
+		.args = "FILE.eml",
+		.min_args = 1,
+		.max_args = 1,
+		.about = "Prints what perfbot reads from one mail (FILE.eml, or '-' for stdin) as\n"
+			 "JSON: the header fields, the decoded text, quoted and new lines, inline\n"
+			 "comments, #perfbot commands, trailers and the problems found.\n",
+		.notes = "Exits 0 for any mail, also an odd one (see \"problems\"), 65 when the input\n"
+			 "is not a mail at all.\n",
+		.opts = options,
+	};
 
 	(void)opts;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			continue;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "perfbot parse: unknown option '%s'\n%s", argv[i], usage_text);
-			return EX_USAGE;
-		} else if (path) {
-			fprintf(stderr, "perfbot parse: one mail at a time ('%s' and '%s')\n%s",
-				path, argv[i], usage_text);
-			return EX_USAGE;
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path) {
-		fprintf(stderr, "perfbot parse: which mail?\n%s", usage_text);
-		return EX_USAGE;
-	}
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
+	path = args.v[0];
+	opt_args_release(&args);
 	if (read_input(path, &raw) < 0) {
 		buf_release(&raw);
 		return EX_NOINPUT;

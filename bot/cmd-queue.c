@@ -17,14 +17,6 @@
 #include "spool.h"
 #include "banned.h"
 
-static const char usage_text[] =
-	"usage: perfbot queue FILE.json...\n"
-	"\n"
-	"Checks each comparison JSON as send would (including its commits and the\n"
-	"rendered mail) and moves it into the spool (perfbot.state/spool/incoming)\n"
-	"for the next `perfbot send`.  A file that fails is left where it was and\n"
-	"the reason printed; the others are still queued (exit 65 if any failed).\n";
-
 /* Whether the file can become a mail: 0, or -1 with a message naming it. */
 static int queue_check(struct render_env *env, const char *file, int64_t now, int verbose,
 		       struct buf *err)
@@ -63,41 +55,38 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 	struct config *cfg = NULL;
 	struct render_env env;
 	int64_t now;
-	int i, first = 1, rc = 0, options = 1;
+	struct opt_args args;
+	size_t i;
+	int rc = 0;
+	const struct opt_spec spec = {
+		.name = "perfbot queue",
+		.args = "FILE.json...",
+		.min_args = 1,
+		.max_args = OPT_ARGS_ANY,
+		.about = "Checks each comparison JSON as send would (including its commits and the\n"
+			 "rendered mail) and moves it into the spool (perfbot.state/spool/incoming)\n"
+			 "for the next `perfbot send`.  A file that fails is left where it was and\n"
+			 "the reason printed; the others are still queued (exit 65 if any failed).\n",
+	};
 
-	for (i = 1; i < argc && options; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--")) {
-			options = 0;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "perfbot queue: unknown option '%s'\n%s", argv[i], usage_text);
-			return EX_USAGE;
-		} else {
-			break;
-		}
-	}
-	first = i;
-	if (first >= argc) {
-		fputs(usage_text, stderr);
-		return EX_USAGE;
-	}
-
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
 	if (config_load(opts->config_path, &cfg, &err) < 0) {
 		fprintf(stderr, "perfbot queue: %s\n", err.data);
 		buf_release(&err);
+		opt_args_release(&args);
 		return EX_CONFIG;
 	}
 	if (render_env_open(&env, cfg, &err) < 0) {
 		fprintf(stderr, "perfbot queue: %s\n", err.data);
 		config_free(cfg);
 		buf_release(&err);
+		opt_args_release(&args);
 		return EX_CONFIG;
 	}
 	now = opts->now;
-	for (i = first; i < argc; i++) {
-		const char *file = argv[i];
+	for (i = 0; i < args.nr; i++) {
+		const char *file = args.v[i];
 
 		buf_reset(&name);
 		if (queue_check(&env, file, now, opts->verbose, &err) < 0) {
@@ -118,6 +107,7 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 	}
 	render_env_close(&env);
 	config_free(cfg);
+	opt_args_release(&args);
 	buf_release(&err);
 	buf_release(&name);
 	return rc;

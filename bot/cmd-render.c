@@ -19,15 +19,6 @@
 #include "xalloc.h"
 #include "banned.h"
 
-static const char usage_text[] =
-	"usage: perfbot render [--template NAME] [--date 'YYYY-MM-DD hh:mm:ss'] [--message-id ID] FILE.json\n"
-	"\n"
-	"Prints the report mail for FILE.json (headers and body) as it would be sent.\n"
-	"  --template NAME   a template in perfbot.templates instead of perfbot.template\n"
-	"  --date D          the creation time, read in perfbot.timezone\n"
-	"                    (default: $SOURCE_DATE_EPOCH, else now)\n"
-	"  --message-id ID   use this Message-ID (with or without <>) instead of minting one\n";
-
 /* The report's creation time: --date, else SOURCE_DATE_EPOCH, else now. */
 static int creation_time(const char *date, int zone, int64_t *out, struct buf *err)
 {
@@ -50,16 +41,6 @@ static int creation_time(const char *date, int zone, int64_t *out, struct buf *e
 	return 0;
 }
 
-/* "<id>" or "id" -> "id" (a copy). */
-static char *strip_angles(const char *id)
-{
-	size_t n = strlen(id);
-
-	if (n >= 2 && id[0] == '<' && id[n - 1] == '>')
-		return xstrndup(id + 1, n - 2);
-	return xstrdup(id);
-}
-
 int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 {
 	const char *template_name = NULL, *date = NULL, *mid = NULL, *file = NULL;
@@ -70,36 +51,37 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 	struct render_request req;
 	struct rendered out;
 	char *message_id = NULL;
-	int i, rc = EX_DATAERR, env_open = 0;
+	int rc, env_open = 0, verbose = opts->verbose;
+	struct opt_args args;
+	const struct opt options[] = {
+		OPT_STRING_E(0, "template", &template_name, "NAME",
+			     "a template in perfbot.templates instead of perfbot.template"),
+		OPT_STRING_E(0, "date", &date, "DATE",
+			     "the creation time, 'YYYY-MM-DD hh:mm:ss' in perfbot.timezone\n"
+			     "(default: $SOURCE_DATE_EPOCH, else now)"),
+		OPT_STRING_E(0, "message-id", &mid, "ID",
+			     "use this Message-ID (with or without <>) instead of minting one"),
+		OPT_COUNT_E('v', "verbose", &verbose, "also say on stderr what was noticed on the way (skipped trailers...)"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot render",
+		.args = "FILE.json",
+		.min_args = 1,
+		.max_args = 1,
+		.about = "Prints the report mail for FILE.json (headers and body) as it would be sent;\n"
+			 "sends nothing and changes nothing.\n",
+		.opts = options,
+	};
 
 	memset(&out, 0, sizeof(out));
 	buf_init(&out.notes);
 	buf_init(&out.mail);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--template") && i + 1 < argc) {
-			template_name = argv[++i];
-		} else if (!strcmp(argv[i], "--date") && i + 1 < argc) {
-			date = argv[++i];
-		} else if (!strcmp(argv[i], "--message-id") && i + 1 < argc) {
-			mid = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "perfbot render: unknown option '%s'\n%s", argv[i], usage_text);
-			return EX_USAGE;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			fprintf(stderr, "perfbot render: one FILE.json at a time\n%s", usage_text);
-			return EX_USAGE;
-		}
-	}
-	if (!file) {
-		fputs(usage_text, stderr);
-		return EX_USAGE;
-	}
-
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
+	file = args.v[0];
+	opt_args_release(&args);
+	rc = EX_DATAERR;
 	if (config_load(opts->config_path, &cfg, &err) < 0) {
 		rc = EX_CONFIG;
 		goto fail;
@@ -122,7 +104,7 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 	}
 	env_open = 1;
 	if (mid) {
-		message_id = strip_angles(mid);
+		message_id = cmd_strip_angles(mid);
 		if (message_check_id(message_id, &err) < 0) {
 			err_prefix(&err, "--message-id: ");
 			rc = EX_USAGE;
@@ -134,7 +116,7 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 	req.template_name = template_name;
 	if (render_report(&env, &req, &out, &err) < 0)
 		goto fail;
-	if (opts->verbose && out.notes.len)
+	if (verbose && out.notes.len)
 		fputs(out.notes.data, stderr);
 	if (fwrite(out.mail.data, 1, out.mail.len, stdout) != out.mail.len || fflush(stdout) != 0) {
 		fprintf(stderr, "perfbot render: cannot write to stdout: %s\n", strerror(errno));

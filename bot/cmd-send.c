@@ -25,13 +25,6 @@
 #include "xalloc.h"
 #include "banned.h"
 
-static const char usage_text[] =
-	"usage: perfbot send [--dry-run] [FILE.json...]\n"
-	"\n"
-	"Takes the spool's comparisons (or the files named, at once) into the outbox,\n"
-	"sends what is due over SMTP and archives what was sent.\n"
-	"  --dry-run   print the mails it would send (an mbox) and change nothing\n";
-
 static void log_line(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -61,27 +54,29 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	struct render_env env;
 	struct intake in;
 	struct delivery d;
+	struct opt_args args;
 	char *password = NULL, **files = NULL;
 	char tmpdir[] = "/tmp/perfbot-dry-XXXXXX";
-	int dry_run = 0, env_open = 0, use_tmp = 0, rc = 0, i, nfiles = 0, e;
+	int dry_run = 0, env_open = 0, use_tmp = 0, rc = 0, nfiles = 0, e;
+	const struct opt options[] = {
+		OPT_BOOL_E('n', "dry-run", &dry_run,
+			   "print the mails it would send (an mbox) and change nothing"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot send",
+		.args = "[FILE.json...]",
+		.max_args = OPT_ARGS_ANY,
+		.about = "Takes the spool's comparisons (or the files named, at once) into the outbox,\n"
+			 "sends what is due over SMTP and archives what was sent.\n",
+		.opts = options,
+	};
 	size_t incoming = 0, rejected = 0;
 
-	files = xcalloc((size_t)argc, sizeof(*files));
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			free(files);
-			return 0;
-		} else if (!strcmp(argv[i], "--dry-run") || !strcmp(argv[i], "-n")) {
-			dry_run = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "perfbot send: unknown option '%s'\n%s", argv[i], usage_text);
-			free(files);
-			return EX_USAGE;
-		} else {
-			files[nfiles++] = argv[i];
-		}
-	}
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
+	files = args.v;
+	nfiles = (int)args.nr;
 	if (config_load(opts->config_path, &cfg, &err) < 0) {
 		rc = EX_CONFIG;
 		goto fail;
@@ -190,7 +185,7 @@ done:
 		remove_tree(tmpdir);
 	secret_free(password);
 	config_free(cfg);
-	free(files);
+	opt_args_release(&args);
 	buf_release(&err);
 	buf_release(&dry);
 	buf_release(&smtp_log);

@@ -16,13 +16,6 @@
 #include "value.h"
 #include "banned.h"
 
-static const char usage_text[] =
-	"usage: perfbot status [--json]\n"
-	"\n"
-	"Shows whether sending is paused, the spool, every report with its delivery\n"
-	"status, replies and state, and how many mails went out this hour.\n"
-	"  --json   the same as JSON (see spec/cli-json.md)\n";
-
 /* Everything status shows, gathered before anything is printed. */
 struct status {
 	int paused;
@@ -171,22 +164,25 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 	struct buf err = BUF_INIT, out = BUF_INIT;
 	struct config *cfg = NULL;
 	struct status s;
-	int i, json = 0, rc = 0;
+	int json = 0, rc = 0;
+	struct opt_args args;
+	const struct opt options[] = {
+		OPT_BOOL_E(0, "json", &json, "the same as JSON (perfbot-json(5))"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot status",
+		.about = "Shows whether sending is paused, the spool, every report with its delivery\n"
+			 "status, replies and state, and how many mails went out this hour.\n",
+		.opts = options,
+	};
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else {
-			fprintf(stderr, "perfbot status: unknown argument '%s'\n%s", argv[i], usage_text);
-			return EX_USAGE;
-		}
-	}
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
 	if (config_load(opts->config_path, &cfg, &err) < 0) {
 		fprintf(stderr, "perfbot status: %s\n", err.data);
 		buf_release(&err);
+		opt_args_release(&args);
 		return EX_CONFIG;
 	}
 	if (status_gather(cfg, opts->now, &s, &err) < 0) {
@@ -205,6 +201,7 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 done:
 	state_reports_release(&s.reports);
 	config_free(cfg);
+	opt_args_release(&args);
 	buf_release(&err);
 	buf_release(&out);
 	return rc;

@@ -18,27 +18,6 @@
 #include "xalloc.h"
 #include "banned.h"
 
-static const char usage_text[] =
-	"usage: perfbot template [--partials DIR] [--lenient] [--html-escape] TEMPLATE DATA.json\n"
-	"\n"
-	"Renders the file TEMPLATE with DATA (any JSON value; '-' reads stdin) and\n"
-	"prints the result exactly as it comes out.  A partial or parent {{> name}}\n"
-	"is the file name.txt in DIR, else in TEMPLATE's directory.\n"
-	"\n"
-	"  --partials DIR   look partials up in DIR\n"
-	"  --lenient        a missing name or partial renders empty (the mustache\n"
-	"                   spec's rule); by default both are errors\n"
-	"  --html-escape    {{x}} escapes & \" < > (the spec's rule; {{{x}}} and {{&x}}\n"
-	"                   never do); by default nothing is escaped\n";
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "perfbot template: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s", usage_text);
-	return EX_USAGE;
-}
-
 /*
  * Whether path can be opened as a file, so that an unreadable file exits
  * EX_NOINPUT and only bad contents exit EX_DATAERR.  *size gets its size
@@ -88,56 +67,57 @@ static int write_out(const struct buf *out)
 int cmd_template(int argc, char **argv, const struct cmd_options *opts)
 {
 	struct template_options topt = { 0 };
-	const char *partials = NULL, *args[2];
+	const char *partials = NULL;
+	const char *const *args;
+	struct opt_args a;
 	struct buf text = BUF_INIT, out = BUF_INIT, err = BUF_INIT;
 	struct template_set *set = NULL;
 	struct template *t = NULL;
 	struct value *data = NULL;
 	char *dir = NULL;
 	off_t size;
-	int i, nargs = 0, only_args = 0, ret;
+	int ret;
+	const struct opt options[] = {
+		OPT_STRING_E(0, "partials", &partials, "DIR", "look partials up in DIR"),
+		OPT_BOOL_E(0, "lenient", &topt.lenient,
+			   "a missing name or partial renders empty (the mustache\n"
+			   "spec's rule); by default both are errors"),
+		OPT_BOOL_E(0, "html-escape", &topt.html_escape,
+			   "{{x}} escapes & \" < > (the spec's rule; {{{x}}} and {{&x}}\n"
+			   "never do); by default nothing is escaped"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot template",
+		.args = "TEMPLATE DATA.json",
+		.min_args = 2,
+		.max_args = 2,
+		.about = "Renders the file TEMPLATE with DATA (any JSON value; '-' reads stdin) and\n"
+			 "prints the result exactly as it comes out.  A partial or parent {{> name}}\n"
+			 "is the file name.txt in DIR, else in TEMPLATE's directory.\n",
+		.opts = options,
+	};
 
 	(void)opts;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (only_args || a[0] != '-' || !strcmp(a, "-")) {
-			if (nargs == 2)
-				return usage_error("too many arguments ('%s')", a);
-			args[nargs++] = a;
-		} else if (!strcmp(a, "--")) {
-			only_args = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (!strcmp(a, "--partials")) {
-			if (++i == argc)
-				return usage_error("%s needs a directory", a);
-			partials = argv[i];
-		} else if (!strncmp(a, "--partials=", 11)) {
-			partials = a + 11;
-		} else if (!strcmp(a, "--lenient")) {
-			topt.lenient = 1;
-		} else if (!strcmp(a, "--html-escape")) {
-			topt.html_escape = 1;
-		} else {
-			return usage_error("unknown option '%s'", a);
-		}
+	if (cmd_parse_options(&spec, argc, argv, &a, &ret))
+		return ret;
+	args = (const char *const *)a.v;
+	if (!strcmp(args[0], "-")) {
+		ret = cmd_usage_error(&spec, "TEMPLATE must be a file ('-' is only for DATA)");
+		goto done;
 	}
-	if (nargs != 2)
-		return usage_error("%s", "want a TEMPLATE file and a DATA.json file");
-	if (!strcmp(args[0], "-"))
-		return usage_error("%s", "TEMPLATE must be a file ('-' is only for DATA)");
 
+	ret = EX_NOINPUT;
 	if (check_input("template", args[0], &size) < 0)
-		return EX_NOINPUT;
+		goto done;
 	if (size > (off_t)TEMPLATE_MAX_SIZE) {
 		fprintf(stderr, "perfbot template: %s: template is larger than %u bytes\n",
 			args[0], TEMPLATE_MAX_SIZE);
-		return EX_DATAERR;
+		ret = EX_DATAERR;
+		goto done;
 	}
 	if (strcmp(args[1], "-") && check_input("data", args[1], &size) < 0)
-		return EX_NOINPUT;
+		goto done;
 	if (buf_read_file(&text, args[0], TEMPLATE_MAX_SIZE, &err) < 0) {
 		ret = EX_NOINPUT;
 		goto fail;
@@ -163,5 +143,6 @@ done:
 	buf_release(&text);
 	buf_release(&out);
 	buf_release(&err);
+	opt_args_release(&a);
 	return ret;
 }

@@ -4,6 +4,7 @@
  * subject, as lore's thread overview), the whole thread as an mbox that
  * mutt -f and b4 open, or the JSON of spec/cli-json.md.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,42 +21,41 @@
 #include "xalloc.h"
 #include "banned.h"
 
-static const char usage_text[] =
-	"usage: perfbot thread [--mbox | --json] ID\n"
-	"\n"
-	"Shows the thread of a report: ID is the report's number (perfbot status)\n"
-	"or the Message-ID of any mail in its thread (with or without <>).\n"
-	"  --mbox   the whole thread as an mbox (mutt -f, b4)\n"
-	"  --json   the thread as JSON\n";
-
 /* The report's own Message-ID for ID (a number or a Message-ID). */
 static int find_root(struct state *st, const char *id, char **root, int64_t *report_id,
 		     struct buf *err)
 {
 	struct state_report r;
 	struct state_message m;
-	char *end;
-	long long n = strtoll(id, &end, 10);
-	size_t len = strlen(id);
+	int64_t n;
 	char *mid;
-	int e;
+	int e = cmd_report_number(id, &n, err);
 
-	if (*id && !*end && n > 0) {
+	if (e < 0)
+		return -1;
+	if (e) {
 		e = state_report_get(st, n, &r, err);
 		if (e <= 0)
-			return e < 0 ? -1 : err_set(err, "no report %lld (perfbot status lists them)", n);
+			return e < 0 ? -1 : err_set(err, "no report %" PRId64 " (perfbot status lists them)", n);
 		*report_id = r.thread_id ? r.thread_id : r.id;
 		state_report_release(&r);
 	} else {
-		mid = len >= 2 && id[0] == '<' && id[len - 1] == '>' ? xstrndup(id + 1, len - 2) : xstrdup(id);
+		mid = cmd_strip_angles(id);
 		e = state_message_find(st, mid, &m, err);
-		free(mid);
-		if (e <= 0)
-			return e < 0 ? -1 : err_set(err, "no mail <%s> is known (perfbot ingest keeps replies)", id);
+		if (e <= 0) {
+			if (e == 0)
+				err_set(err, "no mail <%s> is known (perfbot ingest keeps replies)", mid);
+			free(mid);
+			return -1;
+		}
 		*report_id = m.report_id;
 		state_message_release(&m);
-		if (!*report_id)
-			return err_set(err, "<%s> is in no report's thread", id);
+		if (!*report_id) {
+			err_set(err, "<%s> is in no report's thread", mid);
+			free(mid);
+			return -1;
+		}
+		free(mid);
 	}
 	e = state_report_get(st, *report_id, &r, err);
 	if (e <= 0)
@@ -138,29 +138,30 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 	int64_t report_id = 0;
 	size_t n = 0, i;
 	int mbox = 0, json = 0, rc = 0;
+	struct opt_args args;
+	const struct opt options[] = {
+		{ OPT_BOOL, 0, "mbox", &mbox, NULL, "the whole thread as an mbox (mutt -f, b4)", 1, 0, 0 },
+		{ OPT_BOOL, 0, "json", &json, NULL, "the thread as JSON (perfbot-json(5))", 1, 0, 0 },
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot thread",
+		.args = "ID",
+		.min_args = 1,
+		.max_args = 1,
+		.about = "Shows the thread of a report: ID is the report's number (perfbot status)\n"
+			 "or the Message-ID of any mail in its thread (with or without <>).\n",
+		.opts = options,
+	};
 
-	for (i = 1; i < (size_t)argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--mbox")) {
-			mbox = 1;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (argv[i][0] == '-' && argv[i][1] && !id) {
-			fprintf(stderr, "perfbot thread: unknown option '%s'\n%s", argv[i], usage_text);
-			return EX_USAGE;
-		} else if (!id) {
-			id = argv[i];
-		} else {
-			fputs(usage_text, stderr);
-			return EX_USAGE;
-		}
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
+	id = args.v[0];
+	if (cmd_report_number(id, &report_id, &err) < 0) {
+		rc = cmd_usage_error(&spec, "%s", err.data);
+		goto done;
 	}
-	if (!id || (mbox && json)) {
-		fputs(usage_text, stderr);
-		return EX_USAGE;
-	}
+	report_id = 0;
 	if (config_load(opts->config_path, &cfg, &err) < 0) {
 		rc = EX_CONFIG;
 		goto fail;
@@ -225,5 +226,6 @@ done:
 	buf_release(&out);
 	buf_release(&raw);
 	buf_release(&dir);
+	opt_args_release(&args);
 	return rc;
 }

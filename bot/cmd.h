@@ -3,6 +3,8 @@
 
 #include <stdint.h>
 
+#include "opt.h"
+
 /*
  * The commands.  Each cmd_NAME() gets argv starting at the command's name,
  * prints its own output and errors, and returns a <sysexits.h> exit code.
@@ -15,6 +17,32 @@ struct cmd_options {
 	int64_t now;			/* the run's clock: PERFBOT_NOW (tests pin
 					 * it) or time(NULL) */
 };
+
+/*
+ * Parses a command's arguments with opt_parse() (opt.h).  0: go on, with
+ * *args set (release it).  1: the command is over and returns *rc: 0
+ * after -h/--help printed the help on stdout, EX_USAGE after the message
+ * and the usage line went to stderr.
+ */
+int cmd_parse_options(const struct opt_spec *spec, int argc, char **argv,
+		      struct opt_args *args, int *rc);
+
+/* For a usage error a command finds itself (arguments that do not go
+ * together): prints "NAME: message" and the usage line on stderr and
+ * returns EX_USAGE. */
+int cmd_usage_error(const struct opt_spec *spec, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Reads a report number given on the command line: 1 with *out set when s
+ * is decimal digits (1 and up), 0 when s is not a number at all (it may
+ * be a Message-ID), -1 with a message when it is digits but 0 or too
+ * large for a report number.
+ */
+int cmd_report_number(const char *s, int64_t *out, struct buf *err);
+
+/* A Message-ID given on the command line without its <> (malloc'd). */
+char *cmd_strip_angles(const char *id);
 
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);
 int cmd_ingest(int argc, char **argv, const struct cmd_options *opts);

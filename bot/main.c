@@ -8,7 +8,9 @@
 #include <sysexits.h>
 #include <time.h>
 
+#include "buf.h"
 #include "cmd.h"
+#include "opt.h"
 #include "banned.h"
 
 static const struct command {
@@ -27,14 +29,18 @@ static const struct command {
 	{ NULL, NULL, NULL },
 };
 
-static void usage(FILE *f)
+static void usage(FILE *f, const struct opt_spec *spec)
 {
+	struct buf text = BUF_INIT;
 	const struct command *c;
 
-	fprintf(f, "usage: perfbot [--config FILE] [-v] COMMAND [ARGS]\n\ncommands:\n");
+	opt_help(&text, spec);
+	buf_adds(&text, "\ncommands:\n");
 	for (c = commands; c->name; c++)
-		fprintf(f, "  %-9s %s\n", c->name, c->summary);
-	fprintf(f, "\n'perfbot COMMAND --help' describes a command.\n");
+		buf_addf(&text, "  %-9s %s\n", c->name, c->summary);
+	buf_adds(&text, "\n'perfbot COMMAND --help' describes a command.\n");
+	fputs(text.data, f);
+	buf_release(&text);
 }
 
 static int64_t clock_now(void)
@@ -50,33 +56,54 @@ int main(int argc, char **argv)
 {
 	struct cmd_options opts = { 0 };
 	const struct command *c;
-	int i;
+	struct opt_args args;
+	struct buf err = BUF_INIT;
+	int version = 0, r;
+	const struct opt options[] = {
+		OPT_STRING_E(0, "config", &opts.config_path, "FILE",
+			     "the configuration (else $PERFBOT_CONFIG, else ~/.config/perfbot/config)"),
+		OPT_COUNT_E('v', "verbose", &opts.verbose, "say more (-v -v: more still)"),
+		OPT_BOOL_E(0, "version", &version, "print perfbot's version and exit"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot",
+		.args = "COMMAND [ARGS]",
+		.max_args = OPT_ARGS_ANY,
+		.opts = options,
+		.stop_at_arg = 1,
+	};
 
 	opts.now = clock_now();
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-			opts.config_path = argv[++i];
-		} else if (!strncmp(argv[i], "--config=", 9)) {
-			opts.config_path = argv[i] + 9;
-		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			opts.verbose++;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "perfbot: unknown option '%s'\n", argv[i]);
-			usage(stderr);
-			return EX_USAGE;
-		}
+	r = opt_parse(&spec, argc, argv, &args, &err);
+	if (r == OPT_HELP) {
+		usage(stdout, &spec);
+		return 0;
 	}
-	if (i >= argc) {
-		usage(stderr);
+	if (r < 0) {
+		fprintf(stderr, "perfbot: %s\n", err.data);
+		usage(stderr, &spec);
+		buf_release(&err);
 		return EX_USAGE;
 	}
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[i]))
-			return c->run(argc - i, argv + i, &opts);
-	fprintf(stderr, "perfbot: '%s' is not a command\n", argv[i]);
-	usage(stderr);
+	if (version) {
+		printf("perfbot %s\n", PERFBOT_VERSION);
+		opt_args_release(&args);
+		return 0;
+	}
+	if (!args.nr) {
+		usage(stderr, &spec);
+		return EX_USAGE;
+	}
+	for (c = commands; c->name; c++) {
+		if (!strcmp(c->name, args.v[0])) {
+			r = c->run((int)args.nr, args.v, &opts);
+			opt_args_release(&args);
+			return r;
+		}
+	}
+	fprintf(stderr, "perfbot: '%s' is not a command\n", args.v[0]);
+	usage(stderr, &spec);
+	opt_args_release(&args);
 	return EX_USAGE;
 }
