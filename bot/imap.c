@@ -5,11 +5,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include <libetpan/libetpan.h>
-
 #include "header.h"
 #include "imap.h"
-#include "streambound.h"
+#include "etpanlib.h"
 #include "tcp.h"
 #include "tls.h"
 #include "xalloc.h"
@@ -20,7 +18,8 @@ struct imap {
 	char *where;		/* "imap.example.org:993/INBOX" for messages */
 	uint32_t uidvalidity;
 	int gone;		/* the connection is lost or not trusted: say nothing more */
-	int too_long;		/* a response passed IMAP_RESPONSE_BYTES_MAX */
+	struct streambound bound;	/* a response passed IMAP_RESPONSE_BYTES_MAX;
+					 * the server went away */
 };
 
 /* URLs */
@@ -255,11 +254,16 @@ static int server_fail(struct imap *im, int code, const char *what, struct buf *
 		im->gone = 1;
 		break;
 	}
-	if (im->too_long) {
+	if (im->bound.tripped) {
 		temporary = 1;
 		im->gone = 1;
 		buf_addf(&text, "the server's answer passed %u bytes; not reading further",
 			 IMAP_RESPONSE_BYTES_MAX);
+	} else if (im->bound.closed && code != MAILIMAP_NO_ERROR) {
+		/* libetpan may call a reply cut short a parse error */
+		temporary = 1;
+		im->gone = 1;
+		buf_adds(&text, "the server closed the connection (or it timed out)");
 	} else if (!im->gone && im->session->imap_response) {
 		header_quote_input(&text, im->session->imap_response);
 		/* RFC 5530: the server says it is the one with the problem. */
@@ -312,7 +316,7 @@ static int verify(struct imap *im, mailstream *stream, const struct imap_url *ur
  * has put TLS in the place of the first one. */
 static int bound(struct imap *im, mailstream *stream, struct buf *err)
 {
-	if (streambound_wrap(stream, IMAP_RESPONSE_BYTES_MAX, &im->too_long) == 0)
+	if (streambound_wrap(stream, IMAP_RESPONSE_BYTES_MAX, &im->bound) == 0)
 		return 0;
 	im->gone = 1;
 	return err_set(err, "imap %s: out of memory", im->where);
@@ -383,7 +387,9 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 	return MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
 }
 
-int imap_open(const struct imap_url *url, const char *password, const char *ca_file,
+static void imap_close_unguarded(struct imap *im);
+
+static int imap_open_unguarded(const struct imap_url *url, const char *password, const char *ca_file,
 	      int timeout, struct imap **out, struct buf *err)
 {
 	struct imap *im;
@@ -435,7 +441,7 @@ int imap_open(const struct imap_url *url, const char *password, const char *ca_f
 	*out = im;
 	return 0;
 fail:
-	imap_close(im);
+	imap_close_unguarded(im);
 	return r;
 }
 
@@ -444,7 +450,7 @@ uint32_t imap_uidvalidity(const struct imap *im)
 	return im->uidvalidity;
 }
 
-void imap_close(struct imap *im)
+static void imap_close_unguarded(struct imap *im)
 {
 	if (!im)
 		return;
@@ -480,7 +486,7 @@ static int uid_search(struct imap *im, struct mailimap_set *set, clist **result,
 	return 0;
 }
 
-int imap_search_after(struct imap *im, uint32_t last, uint32_t **uids, size_t *nr,
+static int imap_search_after_unguarded(struct imap *im, uint32_t last, uint32_t **uids, size_t *nr,
 		      struct buf *err)
 {
 	clist *result = NULL;
@@ -728,7 +734,7 @@ static int has_size(const struct imap_message *m)
 	return m->size >= 0;
 }
 
-int imap_fetch_sizes(struct imap *im, struct imap_message *v, size_t nr, struct buf *err)
+static int imap_fetch_sizes_unguarded(struct imap *im, struct imap_message *v, size_t nr, struct buf *err)
 {
 	size_t i;
 	int r;
@@ -758,7 +764,7 @@ static int has_body(const struct imap_message *m)
 	return m->fetched;
 }
 
-int imap_fetch_bodies(struct imap *im, struct imap_message *v, size_t nr, struct buf *err)
+static int imap_fetch_bodies_unguarded(struct imap *im, struct imap_message *v, size_t nr, struct buf *err)
 {
 	struct mailimap_section *section;
 	struct mailimap_fetch_att *att;
@@ -803,4 +809,62 @@ int imap_crlf_to_lf(struct buf *out, const char *p, size_t n)
 		}
 	}
 	return 0;
+}
+
+/* The functions of imap.h, each with SIGPIPE held off (tcp.h) while
+ * libetpan talks to the server. */
+
+int imap_open(const struct imap_url *url, const char *password, const char *ca_file,
+	      int timeout, struct imap **out, struct buf *err)
+{
+	struct tcp_sigpipe g;
+	int r;
+
+	tcp_sigpipe_block(&g);
+	r = imap_open_unguarded(url, password, ca_file, timeout, out, err);
+	tcp_sigpipe_restore(&g);
+	return r;
+}
+
+int imap_search_after(struct imap *im, uint32_t last, uint32_t **uids, size_t *nr,
+		      struct buf *err)
+{
+	struct tcp_sigpipe g;
+	int r;
+
+	tcp_sigpipe_block(&g);
+	r = imap_search_after_unguarded(im, last, uids, nr, err);
+	tcp_sigpipe_restore(&g);
+	return r;
+}
+
+int imap_fetch_sizes(struct imap *im, struct imap_message *v, size_t nr, struct buf *err)
+{
+	struct tcp_sigpipe g;
+	int r;
+
+	tcp_sigpipe_block(&g);
+	r = imap_fetch_sizes_unguarded(im, v, nr, err);
+	tcp_sigpipe_restore(&g);
+	return r;
+}
+
+int imap_fetch_bodies(struct imap *im, struct imap_message *v, size_t nr, struct buf *err)
+{
+	struct tcp_sigpipe g;
+	int r;
+
+	tcp_sigpipe_block(&g);
+	r = imap_fetch_bodies_unguarded(im, v, nr, err);
+	tcp_sigpipe_restore(&g);
+	return r;
+}
+
+void imap_close(struct imap *im)
+{
+	struct tcp_sigpipe g;
+
+	tcp_sigpipe_block(&g);
+	imap_close_unguarded(im);
+	tcp_sigpipe_restore(&g);
 }

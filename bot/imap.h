@@ -33,7 +33,10 @@
  * cannot be reached, the connection dropped or timed out, the server
  * says [UNAVAILABLE] or BYE); both with one message naming the server.
  * After IMAP_TEMPORARY the connection is gone and every later call
- * returns IMAP_TEMPORARY.  Out of memory is fatal.
+ * returns IMAP_TEMPORARY.  A server that closes or resets the connection
+ * at any point is IMAP_TEMPORARY ("the server closed the connection"),
+ * and SIGPIPE from it never reaches the process (tcp.h's guard is held
+ * while each function below runs).  Out of memory is fatal.
  */
 
 #include <stddef.h>
@@ -49,7 +52,7 @@
 #define IMAP_PASSWORD_MAX 1024		/* bytes of the password */
 #define IMAP_SEARCH_MAX 100000		/* new UIDs taken from one search (the lowest) */
 #define IMAP_FETCH_MAX 1000		/* UIDs named in one UID FETCH */
-/* Bytes of one server response, at most (streambound.h): a FETCH brings
+/* Bytes of one server response, at most (the bound of etpanlib.h): a FETCH brings
  * one message of at most 32 MiB, or some of at most 8 MiB together
  * (source.h), and a SEARCH some hundred thousand UIDs.  More ends the
  * session: temporary. */

@@ -7,12 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libetpan/libetpan.h>
 
 #include "buf.h"
 #include "header.h"
 #include "smtp.h"
-#include "streambound.h"
+#include "etpanlib.h"
 #include "tcp.h"
 #include "tls.h"
 #include "xalloc.h"
@@ -47,7 +46,7 @@ struct smtp_session {
 	int plain;		/* the plaintext stream below: no SIGPIPE to block */
 	int (*gate)(void *ctx, struct buf *err);	/* smtp_set_gate() */
 	void *gate_ctx;
-	int reply_too_long;	/* a reply passed SMTP_REPLY_BYTES_MAX (streambound.h) */
+	struct streambound bound;	/* a reply passed SMTP_REPLY_BYTES_MAX; the server went away */
 };
 
 void smtp_set_gate(struct smtp_session *s, int (*gate)(void *ctx, struct buf *err), void *ctx)
@@ -67,21 +66,6 @@ const char *smtp_status_name(enum smtp_status status)
 		return "permanent";
 	}
 	return "unknown";
-}
-
-/*
- * SIGPIPE: libetpan writes with send(fd, ..., 0) and GnuTLS without
- * MSG_NOSIGNAL, so a write to a connection the server dropped would kill
- * the process.  Block it while libetpan runs and take a SIGPIPE that
- * became pending, so the write just fails with EPIPE.
- */
-static void sigpipe_block(sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 /*
@@ -185,19 +169,6 @@ static mailstream *plain_open(int fd)
 		return NULL;
 	}
 	return stream;
-}
-
-static void sigpipe_restore(const sigset_t *old)
-{
-	struct timespec zero = { 0, 0 };
-	sigset_t set, pending;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	if (!sigismember(old, SIGPIPE) && !sigpending(&pending) && sigismember(&pending, SIGPIPE))
-		while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR)
-			;
-	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static double seconds_since(const struct timespec *t)
@@ -403,7 +374,7 @@ static enum smtp_status command_failed(struct smtp_session *s, int code, const c
 	char *text;
 
 	if (!code) {
-		if (s->reply_too_long)
+		if (s->bound.tripped)
 			err_set(err, "%s: the reply to %s passed %d bytes; not reading further%s",
 				s->where, s->command, SMTP_REPLY_BYTES_MAX, then);
 		else if (seconds_since(&s->start) >= s->timeout - 0.1)
@@ -510,7 +481,7 @@ static enum smtp_status starttls(struct smtp_session *s, const struct smtp_optio
 		return command_failed(s, code, "", err);
 	if (r == MAILSMTP_NO_ERROR) {
 		/* libetpan put TLS in the place of the bound */
-		if (streambound_wrap(s->smtp->stream, SMTP_REPLY_BYTES_MAX, &s->reply_too_long) < 0) {
+		if (streambound_wrap(s->smtp->stream, SMTP_REPLY_BYTES_MAX, &s->bound) < 0) {
 			s->alive = 0;
 			err_set(err, "out of memory");
 			return SMTP_TEMPORARY;
@@ -621,7 +592,7 @@ static enum smtp_status session_open(struct smtp_session *s, const struct smtp_o
 			return SMTP_TEMPORARY;
 		}
 	}
-	if (streambound_wrap(stream, SMTP_REPLY_BYTES_MAX, &s->reply_too_long) < 0) {
+	if (streambound_wrap(stream, SMTP_REPLY_BYTES_MAX, &s->bound) < 0) {
 		mailstream_close(stream);
 		err_set(err, "out of memory");
 		return SMTP_TEMPORARY;
@@ -660,7 +631,7 @@ int smtp_open(const struct smtp_options *o, struct smtp_session **out, struct bu
 	struct smtp_session *s;
 	struct buf where = BUF_INIT;
 	enum smtp_status st;
-	sigset_t old;
+	struct tcp_sigpipe old;
 
 	*out = NULL;
 	if (options_check(o, err))
@@ -675,7 +646,7 @@ int smtp_open(const struct smtp_options *o, struct smtp_session **out, struct bu
 	s->timeout = o->timeout;
 	s->log = o->log;
 
-	sigpipe_block(&old);
+	tcp_sigpipe_block(&old);
 	st = session_open(s, o, err);
 	if (st) {
 		/* QUIT only when the session is alive: after a refused
@@ -688,7 +659,7 @@ int smtp_open(const struct smtp_options *o, struct smtp_session **out, struct bu
 	} else {
 		*out = s;
 	}
-	sigpipe_restore(&old);
+	tcp_sigpipe_restore(&old);
 	return st;
 }
 
@@ -699,17 +670,17 @@ int smtp_alive(const struct smtp_session *s)
 
 void smtp_close(struct smtp_session *s)
 {
-	sigset_t old;
+	struct tcp_sigpipe old;
 
 	if (!s)
 		return;
-	sigpipe_block(&old);
+	tcp_sigpipe_block(&old);
 	if (s->alive && s->smtp->stream) {
 		log_line(s, "> QUIT");
 		mailsmtp_quit(s->smtp);
 	}
 	session_free(s);
-	sigpipe_restore(&old);
+	tcp_sigpipe_restore(&old);
 }
 
 /* --- one mail ------------------------------------------------------------ */
@@ -843,7 +814,7 @@ int smtp_send(struct smtp_session *s, const char *env_from, const char *const *r
 	      struct buf *err)
 {
 	enum smtp_status st;
-	sigset_t old;
+	struct tcp_sigpipe old;
 	size_t i;
 
 	memset(res, 0, sizeof(*res));
@@ -878,9 +849,9 @@ int smtp_send(struct smtp_session *s, const char *env_from, const char *const *r
 	if (s->plain) {
 		st = transaction(s, env_from, rcpt, nr_rcpt, mail, len, res, err);
 	} else {
-		sigpipe_block(&old);
+		tcp_sigpipe_block(&old);
 		st = transaction(s, env_from, rcpt, nr_rcpt, mail, len, res, err);
-		sigpipe_restore(&old);
+		tcp_sigpipe_restore(&old);
 	}
 out:
 	/* Recipients not tried share the overall fate. */

@@ -26,7 +26,7 @@
  *     temporary.
  *   - the password and the AUTH exchange never reach the log.
  *   - SIGPIPE from a dropped connection does not kill the process: it is
- *     blocked while smtp_*() run and a pending one is discarded.
+ *     blocked while smtp_*() run and a pending one is discarded (tcp.h).
  *
  * Untrusted: everything the server sends.  At most SMTP_REPLY_BYTES_MAX
  * bytes are read for one reply (more ends the session: temporary).  Reply

@@ -1,14 +1,14 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "streambound.h"
+#include "etpanlib.h"
 #include "banned.h"
 
 struct bound {
 	mailstream_low *inner;
 	size_t max;
 	size_t read;		/* since the last write */
-	int *tripped;
+	struct streambound *sb;
 };
 
 static ssize_t bound_read(mailstream_low *low, void *buf, size_t n)
@@ -17,7 +17,7 @@ static ssize_t bound_read(mailstream_low *low, void *buf, size_t n)
 	ssize_t r;
 
 	if (b->read >= b->max) {
-		*b->tripped = 1;
+		b->sb->tripped = 1;
 		errno = EMSGSIZE;
 		return -1;
 	}
@@ -26,15 +26,21 @@ static ssize_t bound_read(mailstream_low *low, void *buf, size_t n)
 	r = mailstream_low_read(b->inner, buf, n);
 	if (r > 0)
 		b->read += (size_t)r;
+	else
+		b->sb->closed = 1;	/* end of file, reset, timeout */
 	return r;
 }
 
 static ssize_t bound_write(mailstream_low *low, const void *buf, size_t n)
 {
 	struct bound *b = low->data;
+	ssize_t r;
 
 	b->read = 0;
-	return mailstream_low_write(b->inner, buf, n);
+	r = mailstream_low_write(b->inner, buf, n);
+	if (r < 0)
+		b->sb->closed = 1;
+	return r;
 }
 
 static int bound_close(mailstream_low *low)
@@ -84,7 +90,7 @@ static mailstream_low_driver bound_driver = {
 	.mailstream_get_certificate_chain = bound_get_certificate_chain,
 };
 
-int streambound_wrap(mailstream *stream, size_t max, int *tripped)
+int streambound_wrap(mailstream *stream, size_t max, struct streambound *sb)
 {
 	struct bound *b = malloc(sizeof(*b));
 	mailstream_low *low;
@@ -94,7 +100,7 @@ int streambound_wrap(mailstream *stream, size_t max, int *tripped)
 	b->inner = mailstream_get_low(stream);
 	b->max = max;
 	b->read = 0;
-	b->tripped = tripped;
+	b->sb = sb;
 	if (!(low = mailstream_low_new(b, &bound_driver))) {
 		free(b);
 		return -1;

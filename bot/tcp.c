@@ -4,10 +4,13 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tcp.h"
@@ -127,4 +130,26 @@ int tcp_connect(const char *host, int port, int timeout, int loopback_only,
 	}
 	socket_tune(*fd, timeout);
 	return 0;
+}
+
+void tcp_sigpipe_block(struct tcp_sigpipe *g)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, &g->old);
+}
+
+void tcp_sigpipe_restore(const struct tcp_sigpipe *g)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t set, pending;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	if (!sigismember(&g->old, SIGPIPE) && !sigpending(&pending) && sigismember(&pending, SIGPIPE))
+		while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }

@@ -5,9 +5,8 @@
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
-#include <libetpan/libetpan.h>
-
 #include "buf.h"
+#include "etpanlib.h"
 #include "tls.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -180,7 +179,7 @@ out:
 	return ret;
 }
 
-int tls_verify_stream(struct _mailstream *stream, const char *hostname,
+int tls_verify_stream(mailstream *stream, const char *hostname,
 		      const char *ca_file, struct buf *err)
 {
 	const unsigned char **der;

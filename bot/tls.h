@@ -4,10 +4,10 @@
 /*
  * TLS certificate verification, shared by the SMTP client and the IMAP
  * reader.  libetpan 1.9.4 makes the TLS connection but verifies nothing
- * and sends no SNI (notes/libraries.md), so perfbot does both itself:
- * tls_stream_setup() is the callback that names the server in the
- * handshake, and tls_verify_stream() checks the chain the server sent, and
- * its host name, before anything is sent over the connection.
+ * and sends no SNI, so perfbot does both itself: tls_stream_setup() names
+ * the server in the handshake, and tls_verify_stream() checks the chain
+ * the server sent, and its host name, before anything is sent over the
+ * connection (both in etpanlib.h, since they take libetpan's streams).
  *
  * This file, tls.c and sha1.c (the checksums of packs) are perfbot's
  * only users of GnuTLS.
@@ -23,10 +23,6 @@
 #define TLS_CHAIN_MAX 16		/* certificates looked at in a server's chain */
 #define TLS_CERT_MAX (64 * 1024)	/* bytes in one DER certificate */
 #define TLS_HOST_MAX 253		/* bytes in a host name (RFC 1035) */
-
-/* libetpan's types, so that users of this header need not include it. */
-struct _mailstream;
-struct mailstream_ssl_context;
 
 /*
  * Checks that der[0..n-1] (DER certificates as the server sent them, its
@@ -44,22 +40,6 @@ struct mailstream_ssl_context;
  */
 int tls_verify_chain(const unsigned char *const *der, const size_t *len, size_t n,
 		     const char *hostname, const char *ca_file, struct buf *err);
-
-/*
- * Takes the certificate chain of a libetpan TLS stream (after its
- * handshake) and checks it with tls_verify_chain().  -1 with a message,
- * also when the stream has no TLS or the server sent no certificate.
- */
-int tls_verify_stream(struct _mailstream *stream, const char *hostname,
-		      const char *ca_file, struct buf *err);
-
-/*
- * The TLS callback to give libetpan's *_with_callback() connect and
- * STARTTLS functions, with the server's host name (const char *) as data:
- * it sends that name as SNI, unless it is an IP address literal (RFC 6066
- * allows only DNS names).  The name must outlive the handshake.
- */
-void tls_stream_setup(struct mailstream_ssl_context *ctx, void *hostname);
 
 /* 1 when host is an IPv4 or IPv6 address literal (no brackets). */
 int tls_host_is_ip(const char *host);
