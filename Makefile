@@ -6,6 +6,9 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/perfbot
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/perfbot
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -61,7 +64,9 @@ tests/unit/test-%: tests/unit/test-%.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS) -lcmocka
 
 # The README's first command: a report rendered from the built-in demo.
-demo: perfbot
+# The build's own lines go to stderr, so stdout is the mail alone.
+demo:
+	@$(MAKE) --no-print-directory perfbot >&2
 	@sh config/demo.sh ./perfbot
 
 check: perfbot $(UNIT_BIN)
@@ -88,22 +93,46 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(SRC) $(HDR)
 fuzz: $(FUZZ_BIN)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
-install: perfbot
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates $(DESTDIR)$(DATADIR)/config
+# What `make install` puts where (DESTDIR is prepended to each):
+#   BINDIR/perfbot, DATADIR/templates (the shipped templates and their
+#   README), DATADIR/config (the example configuration and the demo),
+#   MANDIR/man{1,5,7}, DOCDIR (README.md, the crontab example),
+#   BASHCOMPDIR/perfbot, SYSTEMDDIR (services and timers).
+DEMO_FILES := config/perfbot.conf.example config/demo.conf config/demo.sh \
+	config/demo-report.json config/make-demo-repo.sh
+UNITS := $(wildcard config/systemd/*.service config/systemd/*.timer)
+MAN_PAGES := $(wildcard man/*.1 man/*.5 man/*.7)
+
+install:
 	$(MAKE) --no-print-directory TEMPLATE_DIR=$(DATADIR)/templates perfbot-installed
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates $(DESTDIR)$(DATADIR)/config \
+		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDDIR)
 	install -m 755 perfbot-installed $(DESTDIR)$(BINDIR)/perfbot
-	install -m 644 templates/*.txt $(DESTDIR)$(DATADIR)/templates/
-	install -m 644 config/* $(DESTDIR)$(DATADIR)/config/
-	if [ -d man ]; then install -d $(DESTDIR)$(MANDIR)/man1 && install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/; fi
+	install -m 644 templates/*.txt templates/README $(DESTDIR)$(DATADIR)/templates/
+	install -m 644 $(DEMO_FILES) $(DESTDIR)$(DATADIR)/config/
+	install -m 644 README.md config/perfbot.cron config/perfbot.conf.example $(DESTDIR)$(DOCDIR)/
+	install -m 644 config/perfbot.bash-completion $(DESTDIR)$(BASHCOMPDIR)/perfbot
+	for u in $(UNITS); do \
+		sed 's|@BINDIR@|$(BINDIR)|g' $$u >$(DESTDIR)$(SYSTEMDDIR)/$$(basename $$u) && \
+		chmod 644 $(DESTDIR)$(SYSTEMDDIR)/$$(basename $$u) || exit 1; \
+	done
+	for p in $(MAN_PAGES); do \
+		s=$${p##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s && \
+		install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/perfbot $(DESTDIR)$(BASHCOMPDIR)/perfbot
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+	for u in $(UNITS); do rm -f $(DESTDIR)$(SYSTEMDDIR)/$$(basename $$u); done
+	for p in $(MAN_PAGES); do s=$${p##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$p); done
 
 # The installed binary is built apart so it carries DATADIR's templates.
-perfbot-installed: bot/main.c $(SRC) $(HDR)
+perfbot-installed: bot/main.c $(SRC) $(HDR) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
-
--include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d
 
 clean:
 	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
 	rm -rf tests/fuzz/corpus-*/.tmp
 
-.PHONY: all demo check unit bench fuzz install clean
+.PHONY: all demo check unit bench fuzz install uninstall clean
