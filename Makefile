@@ -13,6 +13,7 @@ SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 CC ?= cc
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
+AWK ?= awk
 
 override CFLAGS += -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	-Wno-missing-field-initializers -Wformat=2 -Wno-format-nonliteral
@@ -53,6 +54,37 @@ DEPFLAGS = -MMD -MP
 bot/%.o: bot/%.c Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
+# The built-in polarity table: config/polarity.tbl turned into C rows at
+# build time, so an installed binary needs no data file.  A malformed line
+# stops the build with its file and line number.  Characters are written
+# one by one (not with gsub) because awks disagree on backslashes in
+# gsub's replacement; '?' is escaped so that no "??x" becomes a trigraph.
+GENERATED := bot/polarity-table.h
+bot/polarity-table.h: config/polarity.tbl Makefile
+	LC_ALL=C $(AWK) ' \
+	BEGIN { print "/* Generated from config/polarity.tbl by the Makefile: do not edit. */" } \
+	/^#/ || /^$$/ { next } \
+	{ \
+		sp = index($$0, " "); dir = substr($$0, 1, sp - 1); pat = substr($$0, sp + 1); \
+		ok = sp > 1 && (dir == "higher" || dir == "lower") && pat != "" && pat !~ /^ / && pat !~ / $$/; \
+		out = ""; \
+		for (i = 1; ok && i <= length(pat); i++) { \
+			c = substr(pat, i, 1); \
+			if (c < " " || c > "~") ok = 0; \
+			else if (c == "\\" || c == "\"" || c == "?") out = out "\\" c; \
+			else out = out c; \
+		} \
+		if (!ok) { \
+			printf "%s:%d: not \"higher PATTERN\" or \"lower PATTERN\" (printable ASCII, one space)\n", \
+				FILENAME, FNR > "/dev/stderr"; \
+			bad = 1; next; \
+		} \
+		printf "\t{ \"%s\", %d },\n", out, dir == "higher"; \
+	} \
+	END { exit bad }' config/polarity.tbl >$@+
+	mv $@+ $@
+bot/config.o: bot/polarity-table.h
+
 $(LIB): $(OBJ)
 	rm -f $@
 	$(AR) rcs $@ $(OBJ)
@@ -88,7 +120,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BIN := $(FUZZ_SRC:.c=)
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null) -DPERFBOT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
-tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(SRC) $(HDR)
+tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(SRC) $(HDR) $(GENERATED)
 	clang $(FUZZ_CFLAGS) -Ibot -o $@ $< $(SRC) $(LIBS)
 fuzz: $(FUZZ_BIN)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
@@ -128,11 +160,12 @@ uninstall:
 	for p in $(MAN_PAGES); do s=$${p##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$p); done
 
 # The installed binary is built apart so it carries DATADIR's templates.
-perfbot-installed: bot/main.c $(SRC) $(HDR) Makefile
+perfbot-installed: bot/main.c $(SRC) $(HDR) $(GENERATED) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
 clean:
 	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
+	rm -f $(GENERATED) bot/polarity-table.h+
 	rm -rf tests/fuzz/corpus-*/.tmp
 
 .PHONY: all demo check unit bench fuzz install uninstall clean

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,21 +15,21 @@
 #define PERFBOT_TEMPLATE_DIR "/usr/local/share/perfbot/templates"
 #endif
 
-/* Used when the configuration names no polarity pattern at all; the same
- * list is documented in config/perfbot.conf.example. */
+/* The built-in polarity table: the rows of config/polarity.tbl, in file
+ * order (bot/polarity-table.h is generated from it by the Makefile). */
 static const struct {
 	const char *pattern;
 	int higher;
-} builtin_polarity[] = {
-	{ ".+\\.throughput", 1 },
-	{ ".+\\.Throughput_.+", 1 },
-	{ ".+_ops", 1 },
-	{ ".+\\.ops_sec", 1 },
-	{ ".+_per_sec", 1 },
-	{ ".+/s", 1 },
-	{ ".+\\.jobs-per-min", 1 },
-	{ ".+\\.latency.*", 0 },
+} builtin_rows[] = {
+#include "polarity-table.h"
 };
+
+/* builtin_rows compiled, higher ones first: made once, at the first use,
+ * so that commands that never need a polarity do not pay for ~260
+ * regcomp() calls (about a millisecond). */
+static struct config_polarity *builtin_table;
+static size_t builtin_nr;
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
 static void set_str(char **slot, const char *value)
 {
@@ -42,14 +43,13 @@ static void push_str(char ***list, size_t *nr, const char *value)
 	(*list)[(*nr)++] = xstrdup(value);
 }
 
-static int polarity_add(struct config *c, const char *pattern, int higher, struct buf *err)
+/* Compiles pattern, anchored to the whole name, into *p. */
+static int polarity_compile(struct config_polarity *p, const char *pattern, int higher,
+			    struct buf *err)
 {
-	struct config_polarity *p;
 	struct buf anchored = BUF_INIT;
 	int r;
 
-	c->polarity = xrealloc(c->polarity, (c->nr_polarity + 1) * sizeof(*c->polarity));
-	p = &c->polarity[c->nr_polarity];
 	buf_addf(&anchored, "^(%s)$", pattern);
 	r = regcomp(&p->re, anchored.data, REG_EXTENDED | REG_NOSUB);
 	buf_release(&anchored);
@@ -62,8 +62,60 @@ static int polarity_add(struct config *c, const char *pattern, int higher, struc
 	}
 	p->pattern = xstrdup(pattern);
 	p->higher = higher;
+	return 0;
+}
+
+static int polarity_add(struct config *c, const char *pattern, int higher, struct buf *err)
+{
+	c->polarity = xrealloc(c->polarity, (c->nr_polarity + 1) * sizeof(*c->polarity));
+	if (polarity_compile(&c->polarity[c->nr_polarity], pattern, higher, err) < 0)
+		return -1;
 	c->nr_polarity++;
 	return 0;
+}
+
+/* "Higher patterns first": the configured ones are kept higher, then
+ * lower, each in file order, so that config_polarity() tries them in
+ * array order (and so does anything that lists them). */
+static void polarity_order(struct config *c)
+{
+	struct config_polarity *sorted;
+	size_t i, n = 0;
+	int pass;
+
+	if (!c->nr_polarity)
+		return;
+	sorted = xcalloc(c->nr_polarity, sizeof(*sorted));
+	for (pass = 1; pass >= 0; pass--)
+		for (i = 0; i < c->nr_polarity; i++)
+			if (c->polarity[i].higher == pass)
+				sorted[n++] = c->polarity[i];
+	free(c->polarity);
+	c->polarity = sorted;
+}
+
+static void builtin_compile(void)
+{
+	size_t i, n = sizeof(builtin_rows) / sizeof(builtin_rows[0]);
+	int pass;
+
+	builtin_table = xcalloc(n, sizeof(*builtin_table));
+	/* tests/unit/test-polarity.c compiles every row, so regcomp() fails
+	 * here only when memory runs out; such a row is left out, which can
+	 * make a metric unknown (an error that says so) */
+	for (pass = 1; pass >= 0; pass--)
+		for (i = 0; i < n; i++)
+			if (builtin_rows[i].higher == pass &&
+			    polarity_compile(&builtin_table[builtin_nr], builtin_rows[i].pattern,
+					     pass, NULL) == 0)
+				builtin_nr++;
+}
+
+const struct config_polarity *config_polarity_builtin(size_t *nr)
+{
+	pthread_once(&builtin_once, builtin_compile);
+	*nr = builtin_nr;
+	return builtin_table;
 }
 
 struct config *config_new_defaults(void)
@@ -96,6 +148,7 @@ struct config *config_new_defaults(void)
 	c->smtp_encryption = SMTP_STARTTLS;
 	c->smtp_timeout = 30;
 	c->ingest_timeout = 60;
+	c->polarity_builtin = 1;
 	return c;
 }
 
@@ -173,18 +226,30 @@ static struct config_tree *tree_get(struct config *c, const char *name, size_t l
 	return &c->trees[c->nr_trees++];
 }
 
-int config_polarity(const struct config *c, const char *metric)
+static int polarity_find(const struct config_polarity *p, size_t nr, const char *metric)
 {
 	size_t i;
-	int pass;
 
-	/* "the first matching pattern wins, higher patterns first" */
-	for (pass = 1; pass >= 0; pass--)
-		for (i = 0; i < c->nr_polarity; i++)
-			if (c->polarity[i].higher == pass &&
-			    !regexec(&c->polarity[i].re, metric, 0, NULL, 0))
-				return pass ? 1 : -1;
+	for (i = 0; i < nr; i++)
+		if (!regexec(&p[i].re, metric, 0, NULL, 0))
+			return p[i].higher ? 1 : -1;
 	return 0;
+}
+
+int config_polarity(const struct config *c, const char *metric)
+{
+	const struct config_polarity *builtin;
+	size_t nr;
+	int r;
+
+	/* both lists are in the order DESIGN.md gives: "the first matching
+	 * pattern wins, higher patterns first, configured patterns before
+	 * the built-in table" */
+	r = polarity_find(c->polarity, c->nr_polarity, metric);
+	if (r || !c->polarity_builtin)
+		return r;
+	builtin = config_polarity_builtin(&nr);
+	return polarity_find(builtin, nr, metric);
 }
 
 static int parse_int(const char *key, const char *value, int min, int max, int *out, struct buf *err)
@@ -349,8 +414,11 @@ static int read_entry(const char *name, const char *value, void *data, struct bu
 		return -1;
 	}
 	if (!strncmp(name, "polarity.", 9) && dot == key - 1) {
+		if (!strcmp(key, "builtin"))
+			return parse_bool(name, value, &c->polarity_builtin, err) < 0 ? -1 : 0;
 		if (strcmp(key, "higher") && strcmp(key, "lower"))
-			return err_set(err, "%s: unknown key (polarity.higher or polarity.lower)", name);
+			return err_set(err, "%s: unknown key (polarity.higher, polarity.lower or polarity.builtin)",
+				       name);
 		if (need_text(name, value, err) < 0)
 			return -1;
 		return polarity_add(c, value, !strcmp(key, "higher"), err);
@@ -380,16 +448,6 @@ static int read_entry(const char *name, const char *value, void *data, struct bu
 }
 #undef STR
 
-static int add_builtin_polarity(struct config *c)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(builtin_polarity) / sizeof(builtin_polarity[0]); i++)
-		if (polarity_add(c, builtin_polarity[i].pattern, builtin_polarity[i].higher, NULL) < 0)
-			return -1;
-	return 0;
-}
-
 int config_load(const char *path, struct config **out, struct buf *err)
 {
 	struct config *c = config_new_defaults();
@@ -409,8 +467,7 @@ int config_load(const char *path, struct config **out, struct buf *err)
 		r = gitconfig_read(path, read_entry, c, err);
 		c->path = xstrdup(path);
 	}
-	if (r == 0 && !c->nr_polarity)
-		r = add_builtin_polarity(c);
+	polarity_order(c);
 	buf_release(&home);
 	if (r < 0) {
 		config_free(c);

@@ -84,10 +84,11 @@ struct config {
 	char *ingest_ca_file;		/* NULL = system trust */
 	int ingest_timeout;		/* seconds */
 
-	/* [polarity]: configured patterns, higher ones first; the built-in
-	 * table when the file configures none */
+	/* [polarity]: the configured patterns, in the order config_polarity()
+	 * tries them: the higher ones, then the lower ones, each in file order */
 	struct config_polarity *polarity;
 	size_t nr_polarity;
+	int polarity_builtin;	/* polarity.builtin: then try the built-in table */
 };
 
 /*
@@ -105,7 +106,22 @@ void config_free(struct config *c);
 /* [tree "name"], or NULL. */
 const struct config_tree *config_tree(const struct config *c, const char *name);
 
-/* +1 when higher is better for metric, -1 when lower is, 0 when unknown. */
+/*
+ * +1 when higher is better for metric, -1 when lower is, 0 when unknown:
+ * the first pattern that matches the whole name decides, the configured
+ * ones first (c->polarity), then, unless polarity.builtin is false, the
+ * built-in table.  Thread-safe.
+ */
 int config_polarity(const struct config *c, const char *metric);
+
+/*
+ * The built-in polarity table: config/polarity.tbl (intel/lkp-tests'
+ * etc/index-perf-all.yaml and etc/index-latency-all.yaml, and perfbot's
+ * own patterns), built into the binary.  Returns its entries in the order
+ * config_polarity() tries them (higher, then lower, each in file order)
+ * and sets *nr.  Compiled at the first call, once per process
+ * (thread-safe); the entries live as long as the process.
+ */
+const struct config_polarity *config_polarity_builtin(size_t *nr);
 
 #endif

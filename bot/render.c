@@ -73,10 +73,12 @@ static int resolve_kind(const struct config *cfg, const struct report *r, size_t
 	if (*out != REPORT_KIND_UNSET)
 		return 0;
 	polarity = config_polarity(cfg, hl->name);
+	/* both ways to fix it, and why a table metric is unknown */
 	if (!polarity)
-		return err_set(err, "%s: tests[%zu]: no \"kind\" given and no polarity known for '%s': "
+		return err_set(err, "%s: tests[%zu]: no \"kind\" given and no polarity known for '%s'%s: "
 			       "add \"kind\" to the JSON or a polarity.higher/lower pattern to the configuration",
-			       r->name, i, hl->name);
+			       r->name, i, hl->name,
+			       cfg->polarity_builtin ? "" : " (polarity.builtin is false)");
 	change = compare_metric_change(hl);
 	if ((polarity > 0) == (change >= 0))
 		*out = REPORT_KIND_IMPROVEMENT;

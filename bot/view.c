@@ -81,23 +81,22 @@ static int plots_view(const struct report_test *t, struct value **out, struct bu
 {
 	struct value *list = value_new_array();
 	struct buf text = BUF_INIT;
-	size_t i, j;
+	size_t i;
 
-	/* one plot per metric that has samples, in metrics order */
-	for (i = 0; i < t->nr_metrics; i++) {
-		for (j = 0; j < t->nr_samples; j++) {
-			const struct report_samples *s = &t->samples[j];
+	/* one plot per metric that has samples, in the order of the samples
+	 * object (object order is significant in the input, as the real
+	 * reports show their plots in the order the producer listed them),
+	 * not in the order of the metric rows */
+	for (i = 0; i < t->nr_samples; i++) {
+		const struct report_samples *s = &t->samples[i];
 
-			if (strcmp(s->metric, t->metrics[i].name))
-				continue;
-			if (plot_render(&text, s->metric, s->good, s->nr_good, s->bad, s->nr_bad, err) < 0) {
-				err_prefix(err, "samples.%s: ", s->metric);
-				value_free(list);
-				buf_release(&text);
-				return -1;
-			}
-			value_object_add(value_array_push(list, value_new_object()), "plot", block_of(&text));
+		if (plot_render(&text, s->metric, s->good, s->nr_good, s->bad, s->nr_bad, err) < 0) {
+			err_prefix(err, "samples.%s: ", s->metric);
+			value_free(list);
+			buf_release(&text);
+			return -1;
 		}
+		value_object_add(value_array_push(list, value_new_object()), "plot", block_of(&text));
 	}
 	*out = list;
 	return 0;

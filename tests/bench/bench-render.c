@@ -138,6 +138,18 @@ static struct value *commit_facts(const struct commit_info *ci)
 	return v;
 }
 
+static void add_polarity(struct value *list, const struct config_polarity *p, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		struct value *o = value_array_push(list, value_new_object());
+
+		value_object_set_string(o, "pattern", p[i].pattern);
+		value_object_set_bool(o, "higher", p[i].higher);
+	}
+}
+
 /*
  * The facts a peer renderer gets ready-made: what perfbot reads from git
  * (commit ids, subjects, tags, author), who the mail goes to (as perfbot's
@@ -172,12 +184,15 @@ static int dump_facts(const char *dir, struct render_env *env, const struct job 
 	for (i = 0; i < cfg->nr_trees; i++)
 		if (cfg->trees[i].url)
 			value_object_set_string(list, cfg->trees[i].name, cfg->trees[i].url);
+	/* in the order config_polarity() tries them: the peer takes the
+	 * first match */
 	list = value_object_set(c, "polarity", value_new_array());
-	for (i = 0; i < cfg->nr_polarity; i++) {
-		struct value *p = value_array_push(list, value_new_object());
+	add_polarity(list, cfg->polarity, cfg->nr_polarity);
+	if (cfg->polarity_builtin) {
+		size_t nr;
+		const struct config_polarity *builtin = config_polarity_builtin(&nr);
 
-		value_object_set_string(p, "pattern", cfg->polarity[i].pattern);
-		value_object_set_bool(p, "higher", cfg->polarity[i].higher);
+		add_polarity(list, builtin, nr);
 	}
 
 	date_format_rfc5322(&b, j->created, cfg->timezone);

@@ -76,3 +76,30 @@ Fixture head commit of the legacy case: the subject of seed 002's commit.
 
 Signed-off-by: Mel Gorman <mgorman@techsingularity.net>
 MSG
+
+# The 2022 fio-basic case: two fio-basic tests, the second without "kind".
+commit fio-base 'Fixture' 'fixture@example.org' 1767229200 <<'MSG'
+block: Count the plugged requests of a task
+
+Fixture base commit of the fio-basic case.
+MSG
+commit fio-head 'Jane Doe' 'jane.doe@example.org' 1767229800 <<'MSG'
+block: Flush the plug of a task before it waits for a tag
+
+Fixture head commit of the fio-basic case.
+
+Signed-off-by: Jane Doe <jane.doe@example.org>
+Reviewed-by: Jens Axboe <axboe@example.org>
+MSG
+
+# The legacy plot-order case: samples listed in another order than the rows.
+commit vmscal-base 'Fixture' 'fixture@example.org' 1767230400 <<'MSG'
+mm: Fixture base commit of the plot-order case
+MSG
+commit vmscal-head 'Rik van Riel' 'riel@example.org' 1767231000 <<'MSG'
+mm: Batch the TLB flushes of a reclaimed page range
+
+Fixture head commit of the legacy plot-order case.
+
+Signed-off-by: Rik van Riel <riel@example.org>
+MSG

@@ -78,8 +78,9 @@ static void config_reads_every_kind_of_key(void **state)
 	assert_int_equal(config_polarity(c, "lmbench3.PIPE.latency.us"), -1);
 	/* anchored: a pattern matches the whole name */
 	assert_int_equal(config_polarity(c, "throughput"), 0);
-	/* configured patterns replace the built-in table */
-	assert_int_equal(config_polarity(c, "will-it-scale.per_thread_ops"), 0);
+	/* configured patterns come before the built-in table, not instead */
+	assert_int_equal(config_polarity(c, "will-it-scale.per_thread_ops"), 1);
+	assert_int_equal(c->polarity_builtin, 1);
 	config_free(c);
 	buf_release(&err);
 }
@@ -129,6 +130,8 @@ static void config_refuses_what_it_cannot_use(void **state)
 		{ "[smtp]\n\tport = 70000\n", "smtp.port" },
 		{ "[polarity]\n\thigher = (\n", "polarity.higher: '(' is not a POSIX extended regular expression" },
 		{ "[polarity]\n\tsideways = x\n", "polarity.sideways: unknown key" },
+		{ "[polarity]\n\tbuiltin = some\n", "polarity.builtin: 'some' is not a boolean" },
+		{ "[polarity]\n\thigher =\n", "polarity.higher: needs a value" },
 		{ "[tree \"linus\"]\n\tlink = x\n", "tree.linus.link: unknown key" },
 		{ "[perfbot \"x\"]\n\tfrom = x\n", "take no subsection" },
 		{ "[perfbot\n", "" },
@@ -160,26 +163,31 @@ static void config_missing_file_is_an_error(void **state)
 	buf_release(&err);
 }
 
-/* The example file documents the built-in polarity table: keep them equal. */
-static void config_example_loads_and_documents_the_builtins(void **state)
+/* The example file is read by the parser as it stands: every key it
+ * documents is one the parser knows, and its [polarity] section means what
+ * its comments say (patterns tried before the built-in table). */
+static void config_example_loads_and_means_what_it_says(void **state)
 {
 	struct buf err = BUF_INIT;
-	struct config *example = NULL, *builtin = load_text("", &err);
-	size_t i;
+	struct config *example = NULL;
 
 	(void)state;
 	if (config_load("config/perfbot.conf.example", &example, &err) < 0)
 		fail_msg("%s", err.data);
-	assert_non_null(builtin);
-	assert_int_equal(example->nr_polarity, builtin->nr_polarity);
-	for (i = 0; i < builtin->nr_polarity; i++) {
-		assert_string_equal(example->polarity[i].pattern, builtin->polarity[i].pattern);
-		assert_int_equal(example->polarity[i].higher, builtin->polarity[i].higher);
-	}
 	assert_int_equal(example->timezone, 480);
 	assert_non_null(config_tree(example, "linus"));
+	assert_int_equal(example->polarity_builtin, 1);
+	assert_int_equal(example->nr_polarity, 2);
+	assert_string_equal(example->polarity[0].pattern, "stress-ng\\..+\\.ops");
+	assert_int_equal(example->polarity[0].higher, 1);
+	assert_string_equal(example->polarity[1].pattern, "fio\\..+_clat_.+_us");
+	assert_int_equal(example->polarity[1].higher, 0);
+	assert_int_equal(config_polarity(example, "stress-ng.fork.ops"), 1);
+	assert_int_equal(config_polarity(example, "fio.read_clat_mean_us"), -1);
+	/* the built-in table still answers for the rest */
+	assert_int_equal(config_polarity(example, "fio.read_iops"), 1);
+	assert_int_equal(config_polarity(example, "kernbench.elapsed_time"), -1);
 	config_free(example);
-	config_free(builtin);
 	buf_release(&err);
 }
 
@@ -191,7 +199,7 @@ int main(void)
 		cmocka_unit_test(config_builtin_polarity_when_none_configured),
 		cmocka_unit_test(config_refuses_what_it_cannot_use),
 		cmocka_unit_test(config_missing_file_is_an_error),
-		cmocka_unit_test(config_example_loads_and_documents_the_builtins),
+		cmocka_unit_test(config_example_loads_and_means_what_it_says),
 	};
 
 	setenv("PERFBOT_CONFIG", "", 1);
