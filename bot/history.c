@@ -1,0 +1,268 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "gitlib.h"
+#include "history.h"
+#include "xalloc.h"
+#include "banned.h"
+
+/* The trailers of one commit: values folded into one buffer. */
+struct trailers {
+	struct fix_trailer *v;
+	size_t nr, alloc;
+	size_t *offsets;	/* into text, until text stops moving */
+	size_t offsets_alloc;
+	struct buf text;
+};
+
+static void trailers_release(struct trailers *t)
+{
+	free(t->v);
+	free(t->offsets);
+	buf_release(&t->text);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * git_message_trailers keeps continuation newlines and the CR of CRLF
+ * messages: fold them so that every consumer reads a value on one line.
+ */
+static void trailers_read(struct trailers *t, const char *message)
+{
+	git_message_trailer_array arr;
+	size_t i;
+
+	t->nr = 0;
+	buf_reset(&t->text);
+	if (git_message_trailers(&arr, message) < 0)
+		return;
+	ALLOC_GROW(t->v, arr.count, t->alloc);
+	ALLOC_GROW(t->offsets, 2 * arr.count, t->offsets_alloc);
+	for (i = 0; i < arr.count; i++) {
+		const char *p;
+		size_t start;
+
+		t->offsets[2 * i] = t->text.len;
+		buf_adds(&t->text, arr.trailers[i].key);
+		buf_addc(&t->text, '\0');
+		start = t->text.len;
+		t->offsets[2 * i + 1] = start;
+		for (p = arr.trailers[i].value; *p; p++) {
+			if (*p == '\r')
+				continue;
+			if (*p == '\n') {
+				/* a line break and the indentation around it: one space */
+				while (t->text.len > start && (t->text.data[t->text.len - 1] == ' ' ||
+							       t->text.data[t->text.len - 1] == '\t'))
+					buf_truncate(&t->text, t->text.len - 1);
+				buf_addc(&t->text, ' ');
+				while (p[1] == ' ' || p[1] == '\t' || p[1] == '\r')
+					p++;
+				continue;
+			}
+			buf_addc(&t->text, *p);
+		}
+		while (t->text.len > start && (t->text.data[t->text.len - 1] == ' ' ||
+					       t->text.data[t->text.len - 1] == '\t'))
+			buf_truncate(&t->text, t->text.len - 1);
+		buf_addc(&t->text, '\0');
+	}
+	for (i = 0; i < arr.count; i++) {
+		t->v[i].key = t->text.data + t->offsets[2 * i];
+		t->v[i].value = t->text.data + t->offsets[2 * i + 1];
+	}
+	t->nr = arr.count;
+	git_message_trailer_array_free(&arr);
+}
+
+/* The commit ref leads to: 0, 1 when the ref or its target is missing,
+ * -1 with a message. */
+static int ref_tip(git_repository *git, const char *ref, git_oid *tip, struct buf *err)
+{
+	git_reference *gr = NULL;
+	git_object *peeled = NULL;
+	int valid = 0, e;
+
+	if (git_reference_name_is_valid(&valid, ref) < 0 || !valid || strncmp(ref, "refs/", 5))
+		return err_set(err, "ref '%s' is not a full reference name (refs/...)", ref);
+	e = git_reference_lookup(&gr, git, ref);
+	if (e == GIT_ENOTFOUND)
+		return 1;
+	if (e < 0)
+		return gitlib_fail(err, ref);
+	e = git_reference_peel(&peeled, gr, GIT_OBJECT_COMMIT);
+	git_reference_free(gr);
+	if (e == GIT_ENOTFOUND)
+		return 1;	/* a symbolic ref whose target is gone */
+	if (e < 0)
+		return err_set(err, "ref '%s' does not lead to a commit", ref);
+	git_oid_cpy(tip, git_object_id(peeled));
+	git_object_free(peeled);
+	return 0;
+}
+
+static int is_hex(const char *s, size_t min, size_t max)
+{
+	size_t n = strlen(s), i;
+
+	if (n < min || n > max)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return 0;
+	return 1;
+}
+
+/* 1 when the repository holds oid as a commit. */
+static int have_commit(git_repository *git, const git_oid *oid)
+{
+	git_odb *odb = NULL;
+	size_t len;
+	git_object_t type = GIT_OBJECT_INVALID;
+	int have = 0;
+
+	if (git_repository_odb(&odb, git) < 0)
+		return 0;
+	if (git_odb_read_header(&len, &type, odb, oid) == 0)
+		have = type == GIT_OBJECT_COMMIT;
+	git_odb_free(odb);
+	return have;
+}
+
+static int walk_commits(git_repository *git, git_revwalk *walk, int64_t bound,
+			history_want_fn *want, history_commit_fn *fn, void *data,
+			struct history_result *out, struct buf *err)
+{
+	struct trailers t = { 0 };
+	git_oid oid;
+	int e, ret = 0;
+
+	buf_init(&t.text);
+	while ((e = git_revwalk_next(&oid, walk)) == 0) {
+		git_commit *c = NULL;
+		struct fix_commit fc = { 0 };
+		char id[GIT_OID_HEXSZ + 1], reverts[GIT_OID_HEXSZ + 1];
+		const char *message, *summary;
+
+		if (git_commit_lookup(&c, git, &oid) < 0) {
+			ret = gitlib_fail(err, "reading a commit");
+			break;
+		}
+		fc.date = (int64_t)git_commit_time(c);
+		if (bound && fc.date < bound) {
+			git_commit_free(c);
+			break;
+		}
+		git_oid_tostr(id, sizeof(id), &oid);
+		message = git_commit_message(c);
+		if (!message)
+			message = "";
+		summary = git_commit_summary(c);
+		fc.id = id;
+		fc.subject = summary ? summary : "";
+		if (!want || want(id, message, data)) {
+			trailers_read(&t, message);
+			fc.trailers = t.v;
+			fc.nr_trailers = t.nr;
+			if (fix_parse_revert(message, reverts))
+				fc.reverts = reverts;
+			out->parsed++;
+		}
+		out->examined++;
+		ret = fn(&fc, data, err);
+		git_commit_free(c);
+		if (ret < 0)
+			break;
+	}
+	if (ret == 0 && e != GIT_ITEROVER && e != 0)
+		ret = gitlib_fail(err, "walking the commits");
+	trailers_release(&t);
+	return ret;
+}
+
+int history_walk(struct repo *r, const char *ref, const char *cursor, int64_t since,
+		 history_want_fn *want, history_commit_fn *fn, void *data,
+		 struct history_result *out, struct buf *err)
+{
+	git_repository *git = repo_git(r);
+	git_revwalk *walk = NULL;
+	git_oid tip, old;
+	int64_t bound = since;
+	int hide = 0, e;
+
+	memset(out, 0, sizeof(*out));
+	e = ref_tip(git, ref, &tip, err);
+	if (e < 0)
+		return -1;
+	if (e == 1) {
+		out->missing = 1;
+		return 0;
+	}
+	git_oid_tostr(out->tip, sizeof(out->tip), &tip);
+	if (cursor && *cursor) {
+		if (!is_hex(cursor, GIT_OID_HEXSZ, GIT_OID_HEXSZ) ||
+		    git_oid_fromstrn(&old, cursor, GIT_OID_HEXSZ) < 0)
+			return err_set(err, "%s: cursor '%s' is not a 40-digit commit id", ref, cursor);
+		if (!git_oid_cmp(&old, &tip))
+			return 0;
+		if (have_commit(git, &old)) {
+			hide = 1;
+			bound = 0;
+		} else {
+			out->cursor_lost = 1;
+		}
+	}
+	if (git_revwalk_new(&walk, git) < 0)
+		return gitlib_fail(err, ref);
+	/* no sorting: libgit2 then walks lazily, newest first by date,
+	 * rather than listing the whole history before the first commit */
+	git_revwalk_sorting(walk, GIT_SORT_NONE);
+	if (git_revwalk_push(walk, &tip) < 0 ||
+	    (hide && git_revwalk_hide(walk, &old) < 0)) {
+		gitlib_fail(err, ref);
+		git_revwalk_free(walk);
+		return -1;
+	}
+	e = walk_commits(git, walk, bound, want, fn, data, out, err);
+	git_revwalk_free(walk);
+	if (e < 0) {
+		if (fn && err && !err->len)
+			err_set(err, "%s: the walk was stopped", ref);
+		return -1;
+	}
+	return 0;
+}
+
+int history_contains(struct repo *r, const char *ref, const char *commit, struct buf *err)
+{
+	git_repository *git = repo_git(r);
+	git_commit *c = NULL;
+	git_oid tip, oid;
+	size_t n = strlen(commit);
+	int e;
+
+	if (!is_hex(commit, 4, GIT_OID_HEXSZ))
+		return err_set(err, "'%s' is not a commit id (4 to 40 hex digits)", commit);
+	e = ref_tip(git, ref, &tip, err);
+	if (e)
+		return e < 0 ? -1 : 0;
+	if (git_oid_fromstrn(&oid, commit, n) < 0)
+		return gitlib_fail(err, commit);
+	e = n == GIT_OID_HEXSZ ? git_commit_lookup(&c, git, &oid) :
+				 git_commit_lookup_prefix(&c, git, &oid, n);
+	if (e == GIT_ENOTFOUND)
+		return 0;
+	if (e == GIT_EAMBIGUOUS)
+		return err_set(err, "commit '%s' is ambiguous: give more hex digits", commit);
+	if (e < 0)
+		return gitlib_fail(err, commit);
+	git_oid_cpy(&oid, git_commit_id(c));
+	git_commit_free(c);
+	if (!git_oid_cmp(&oid, &tip))
+		return 1;
+	e = git_graph_descendant_of(git, &tip, &oid);
+	if (e < 0)
+		return gitlib_fail(err, ref);
+	return e;
+}
