@@ -1,8 +1,11 @@
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -118,6 +121,36 @@ const struct config_polarity *config_polarity_builtin(size_t *nr)
 	return builtin_table;
 }
 
+/*
+ * The shipped templates: the folder the build named (the source tree's, or
+ * DATADIR's for `make install`), else, when that is not there (an install
+ * moved elsewhere, or into a DESTDIR), ../share/perfbot/templates beside
+ * the running binary.
+ */
+static char *shipped_templates(void)
+{
+	struct stat st;
+	char exe[4096], *slash;
+	ssize_t n;
+	struct buf dir = BUF_INIT;
+
+	if (stat(PERFBOT_TEMPLATE_DIR, &st) == 0 && S_ISDIR(st.st_mode))
+		return xstrdup(PERFBOT_TEMPLATE_DIR);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			buf_addf(&dir, "%s/../share/perfbot/templates", exe);
+			if (stat(dir.data, &st) == 0 && S_ISDIR(st.st_mode))
+				return buf_detach(&dir, NULL);
+			buf_release(&dir);
+		}
+	}
+	return xstrdup(PERFBOT_TEMPLATE_DIR);
+}
+
 struct config *config_new_defaults(void)
 {
 	struct config *c = xcalloc(1, sizeof(*c));
@@ -129,7 +162,7 @@ struct config *config_new_defaults(void)
 	c->closes_url = xstrdup("https://lore.kernel.org/all/");
 	c->artifacts_url = xstrdup("");
 	c->repo = xstrdup(".");
-	c->templates = xstrdup(PERFBOT_TEMPLATE_DIR);
+	c->shipped_templates = shipped_templates();
 	c->template_name = xstrdup("report");
 	c->cc_trailers = 1;
 	c->max_recipients = 20;
@@ -152,15 +185,21 @@ struct config *config_new_defaults(void)
 	return c;
 }
 
-static void tree_release(struct config_tree *t)
+static void list_release(struct config_list *l)
 {
 	size_t i;
 
+	for (i = 0; i < l->nr; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static void tree_release(struct config_tree *t)
+{
 	free(t->name);
 	free(t->url);
-	for (i = 0; i < t->nr_cc; i++)
-		free(t->cc[i]);
-	free(t->cc);
+	list_release(&t->cc);
 }
 
 void config_free(struct config *c)
@@ -176,14 +215,16 @@ void config_free(struct config *c)
 	free(c->closes_url);
 	free(c->artifacts_url);
 	free(c->repo);
-	free(c->templates);
+	list_release(&c->templates);
+	free(c->shipped_templates);
 	free(c->template_name);
 	free(c->signature);
-	for (i = 0; i < c->nr_cc; i++)
-		free(c->cc[i]);
-	free(c->cc);
+	free(c->disclaimer);
+	list_release(&c->cc);
 	free(c->redirect_to);
 	free(c->state);
+	free(c->spool_group);
+	free(c->smtp_helo_name);
 	for (i = 0; i < c->nr_trees; i++)
 		tree_release(&c->trees[i]);
 	free(c->trees);
@@ -293,160 +334,296 @@ static int need_text(const char *key, const char *value, struct buf *err)
 	return 0;
 }
 
-#define STR(k, field) \
-	if (!strcmp(key, k)) { \
-		if (need_text(name, value, err) < 0) \
-			return -1; \
-		set_str(&c->field, value); \
-		return 0; \
-	}
+/* ---- the keys whose values need more than a type's checks ---- */
 
-static int read_perfbot(struct config *c, const char *name, const char *key, const char *value,
-			struct buf *err)
+static int read_artifacts_url(struct config *c, void *field, const char *name,
+			      const char *value, struct buf *err)
 {
-	STR("from", from)
-	STR("reportedby", reported_by)
-	STR("closesurl", closes_url)
-	STR("repo", repo)
-	STR("templates", templates)
-	STR("signature", signature)
-	STR("redirectto", redirect_to)
-	STR("state", state)
-	if (!strcmp(key, "artifactsurl")) {
-		if (value && *value && need_text(name, value, err) < 0)
-			return -1;
-		set_str(&c->artifacts_url, value ? value : "");
-		return 0;
-	}
-	if (!strcmp(key, "messageidtag")) {
-		const char *p;
+	(void)c;
+	if (value && *value && need_text(name, value, err) < 0)
+		return -1;
+	set_str(field, value ? value : "");
+	return 0;
+}
 
-		if (need_text(name, value, err) < 0)
-			return -1;
-		for (p = value; *p; p++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", *p))
-				return err_set(err, "%s: '%s' may hold only letters, digits, '.', '-' and '_'",
-					       name, value);
-		set_str(&c->message_id_tag, value);
-		return 0;
-	}
-	if (!strcmp(key, "template")) {
-		if (need_text(name, value, err) < 0)
-			return -1;
-		if (strchr(value, '/') || value[0] == '.')
-			return err_set(err, "%s: '%s' is a template name (a file NAME.txt in perfbot.templates), not a path",
+static int read_message_id_tag(struct config *c, void *field, const char *name,
+			       const char *value, struct buf *err)
+{
+	const char *p;
+
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	for (p = value; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", *p))
+			return err_set(err, "%s: '%s' may hold only letters, digits, '.', '-' and '_'",
 				       name, value);
-		set_str(&c->template_name, value);
-		return 0;
-	}
-	if (!strcmp(key, "timezone")) {
-		if (!value || date_parse_zone(value, &c->timezone, err) < 0)
-			return err_prefix(err, "%s: ", name);
-		return 0;
-	}
-	if (!strcmp(key, "cc")) {
+	set_str(field, value);
+	return 0;
+}
+
+static int read_template(struct config *c, void *field, const char *name, const char *value,
+			 struct buf *err)
+{
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	if (strchr(value, '/') || value[0] == '.')
+		return err_set(err, "%s: '%s' is a template name (a file NAME.txt in perfbot.templates), not a path",
+			       name, value);
+	set_str(field, value);
+	return 0;
+}
+
+static int read_timezone(struct config *c, void *field, const char *name, const char *value,
+			 struct buf *err)
+{
+	(void)c;
+	if (!value || date_parse_zone(value, field, err) < 0)
+		return err_prefix(err, "%s: ", name);
+	return 0;
+}
+
+static int read_encryption(struct config *c, void *field, const char *name, const char *value,
+			   struct buf *err)
+{
+	enum smtp_encryption *e = field;
+
+	(void)c;
+	if (value && !strcmp(value, "starttls"))
+		*e = SMTP_STARTTLS;
+	else if (value && !strcmp(value, "ssl"))
+		*e = SMTP_SSL;
+	else if (value && !strcmp(value, "none"))
+		*e = SMTP_NONE;
+	else
+		return err_set(err, "%s: '%s' is not one of starttls, ssl, none", name,
+			       value ? value : "");
+	return 0;
+}
+
+/* A host name for EHLO: labels of letters, digits and '-', or an address
+ * literal in brackets; the SMTP client checks it again. */
+static int read_helo_name(struct config *c, void *field, const char *name, const char *value,
+			  struct buf *err)
+{
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	if (strlen(value) > 253 || strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "0123456789.-[]:") != strlen(value))
+		return err_set(err, "%s: '%s' is not a host name (or [address literal])", name, value);
+	set_str(field, value);
+	return 0;
+}
+
+/* Text for the body of a mail, which may run over several lines ("\n" in
+ * the file): no control characters but line breaks and TABs. */
+static int read_paragraph(struct config *c, void *field, const char *name, const char *value,
+			  struct buf *err)
+{
+	const unsigned char *p;
+
+	(void)c;
+	if (!value || !*value)
+		return err_set(err, "%s: needs a value", name);
+	for (p = (const unsigned char *)value; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			return err_set(err, "%s: control character in value", name);
+	set_str(field, value);
+	return 0;
+}
+
+static int read_polarity(struct config *c, const char *name, const char *value, int higher,
+			 struct buf *err)
+{
+	if (need_text(name, value, err) < 0)
+		return -1;
+	return polarity_add(c, value, higher, err);
+}
+
+static int read_higher(struct config *c, void *field, const char *name, const char *value,
+		       struct buf *err)
+{
+	(void)field;
+	return read_polarity(c, name, value, 1, err);
+}
+
+static int read_lower(struct config *c, void *field, const char *name, const char *value,
+		      struct buf *err)
+{
+	(void)field;
+	return read_polarity(c, name, value, 0, err);
+}
+
+/* ---- the table ---- */
+
+#define KEY(sec, key, type, field, def, doc) \
+	{ sec, key, type, offsetof(struct config, field), 0, 0, NULL, def, doc }
+#define INT(sec, key, field, lo, hi, def, doc) \
+	{ sec, key, CONFIG_INT, offsetof(struct config, field), lo, hi, NULL, def, doc }
+#define FN(sec, key, fn, field, def, doc) \
+	{ sec, key, CONFIG_CUSTOM, offsetof(struct config, field), 0, 0, fn, def, doc }
+#define TREE(key, type, field, def, doc) \
+	{ "tree", key, type, offsetof(struct config_tree, field), 0, 0, NULL, def, doc }
+
+static const struct config_key keys[] = {
+	KEY("perfbot", "from", CONFIG_TEXT, from, "perfbot <perfbot@localhost>",
+	    "the sender of every mail (its display name greets in the shipped report)"),
+	KEY("perfbot", "reportedBy", CONFIG_TEXT, reported_by, "the value of from",
+	    "the person in the \"Reported-by:\" tag of regression reports"),
+	FN("perfbot", "messageIdTag", read_message_id_tag, message_id_tag, "perfbot",
+	   "the TAG of Message-IDs <YYYYMMDDhhmm.HASH8-TAG@DOMAIN>"),
+	KEY("perfbot", "closesUrl", CONFIG_TEXT, closes_url, "https://lore.kernel.org/all/",
+	    "the prefix of the \"Closes:\" link (the Message-ID is appended)"),
+	FN("perfbot", "artifactsUrl", read_artifacts_url, artifacts_url, "empty",
+	   "where a report's materials are (%D the Message-ID's date, %M the Message-ID)"),
+	FN("perfbot", "timezone", read_timezone, timezone, "+0000",
+	   "the zone of Date and of the Message-ID's date part"),
+	KEY("perfbot", "repo", CONFIG_TEXT, repo, ".",
+	    "the git repository commits are resolved in"),
+	KEY("perfbot", "templates", CONFIG_TEXT_LIST, templates, "the shipped templates",
+	    "a folder of templates; several are searched in order, the shipped ones last"),
+	FN("perfbot", "template", read_template, template_name, "report",
+	   "the template reports are rendered with"),
+	FN("perfbot", "signature", read_paragraph, signature, "the display name of from",
+	   "the lab's signature under reports (\\n starts a line)"),
+	FN("perfbot", "disclaimer", read_paragraph, disclaimer, "none",
+	   "a paragraph printed above the signature of reports (\\n starts a line)"),
+	KEY("perfbot", "cc", CONFIG_TEXT_LIST, cc, "none", "always Cc'd (several allowed)"),
+	KEY("perfbot", "ccTrailers", CONFIG_BOOL, cc_trailers, "true",
+	    "also Cc the people in the head commit's trailers"),
+	INT("perfbot", "maxRecipients", max_recipients, 1, 1000, "20",
+	    "at most this many recipients, To and Cc together"),
+	KEY("perfbot", "redirectTo", CONFIG_TEXT, redirect_to, "unset",
+	    "staging: deliver every mail to this address instead"),
+	INT("perfbot", "maxPerHour", max_per_hour, 0, 1000000, "60",
+	    "at most this many mails an hour"),
+	KEY("perfbot", "paused", CONFIG_BOOL, paused, "false", "while true, send delivers nothing"),
+	INT("perfbot", "coalesceMinutes", coalesce_minutes, 0, 10080, "30",
+	    "wait this long for more tests of the same head commit"),
+	INT("perfbot", "retryMinutes", retry_minutes, 0, 10080, "5",
+	    "the first wait after a temporary failure, doubling"),
+	KEY("perfbot", "state", CONFIG_TEXT, state, "$XDG_STATE_HOME/perfbot, else ~/.local/state/perfbot",
+	    "perfbot's state: spool/, state.db, archive/"),
+	KEY("perfbot", "spoolGroup", CONFIG_TEXT, spool_group, "unset",
+	    "a group whose members may queue into the spool (made group-writable, setgid)"),
+
+	KEY("smtp", "server", CONFIG_TEXT, smtp_server, "localhost", "the server mail is sent through"),
+	INT("smtp", "port", smtp_port, 1, 65535, "587", "its port"),
+	FN("smtp", "encryption", read_encryption, smtp_encryption, "starttls",
+	   "starttls, ssl (implicit TLS) or none (loopback only)"),
+	KEY("smtp", "user", CONFIG_TEXT, smtp_user, "unset (no AUTH)", "the AUTH user"),
+	KEY("smtp", "passwordFile", CONFIG_TEXT, smtp_password_file, "unset",
+	    "the AUTH password, alone in a file of mode 0600"),
+	KEY("smtp", "caFile", CONFIG_TEXT, smtp_ca_file, "the system trust",
+	    "CA certificates to verify the server with"),
+	INT("smtp", "timeout", smtp_timeout, 1, 3600, "30", "seconds any one read or write may take"),
+	FN("smtp", "heloName", read_helo_name, smtp_helo_name, "the host's fully qualified name",
+	   "the name perfbot gives in EHLO"),
+
+	KEY("ingest", "maildir", CONFIG_TEXT, ingest_maildir, "unset",
+	    "the Maildir ingest reads when given no source"),
+	KEY("ingest", "imap", CONFIG_TEXT, ingest_imap, "unset",
+	    "else the IMAP mailbox (imaps://USER@HOST/MAILBOX)"),
+	KEY("ingest", "passwordFile", CONFIG_TEXT, ingest_password_file, "unset",
+	    "the IMAP password, alone in a file of mode 0600"),
+	KEY("ingest", "caFile", CONFIG_TEXT, ingest_ca_file, "the system trust",
+	    "CA certificates to verify the IMAP server with"),
+	INT("ingest", "timeout", ingest_timeout, 1, 3600, "60",
+	    "seconds any one IMAP read or write may take"),
+
+	FN("polarity", "higher", read_higher, polarity, "none",
+	   "higher is better for metrics matching this pattern (several allowed)"),
+	FN("polarity", "lower", read_lower, polarity, "none",
+	   "lower is better for metrics matching this pattern (several allowed)"),
+	KEY("polarity", "builtin", CONFIG_BOOL, polarity_builtin, "true",
+	    "also try the built-in table (config/polarity.tbl)"),
+
+	TREE("url", CONFIG_TEXT, url, "unset", "the URL printed under the commit line"),
+	TREE("cc", CONFIG_TEXT_LIST, cc, "none", "Cc'd on this tree's reports (several allowed)"),
+};
+
+#undef KEY
+#undef INT
+#undef FN
+#undef TREE
+
+const struct config_key *config_keys(size_t *nr)
+{
+	*nr = sizeof(keys) / sizeof(keys[0]);
+	return keys;
+}
+
+static int is_section(const char *section, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strlen(keys[i].section) == len && !strncmp(keys[i].section, section, len))
+			return 1;
+	return 0;
+}
+
+/* Sets the field k describes (base: the config, or a tree). */
+static int key_set(struct config *c, const struct config_key *k, void *base, const char *name,
+		   const char *value, struct buf *err)
+{
+	void *field = (char *)base + k->offset;
+	struct config_list *l;
+
+	switch (k->type) {
+	case CONFIG_TEXT:
 		if (need_text(name, value, err) < 0)
 			return -1;
-		push_str(&c->cc, &c->nr_cc, value);
+		set_str(field, value);
 		return 0;
+	case CONFIG_TEXT_LIST:
+		if (need_text(name, value, err) < 0)
+			return -1;
+		l = field;
+		push_str(&l->v, &l->nr, value);
+		return 0;
+	case CONFIG_BOOL:
+		return parse_bool(name, value, field, err);
+	case CONFIG_INT:
+		return parse_int(name, value, k->min, k->max, field, err);
+	case CONFIG_CUSTOM:
+		return k->read(c, field, name, value, err);
 	}
-	if (!strcmp(key, "cctrailers"))
-		return parse_bool(name, value, &c->cc_trailers, err);
-	if (!strcmp(key, "paused"))
-		return parse_bool(name, value, &c->paused, err);
-	if (!strcmp(key, "maxrecipients"))
-		return parse_int(name, value, 1, 1000, &c->max_recipients, err);
-	if (!strcmp(key, "maxperhour"))
-		return parse_int(name, value, 0, 1000000, &c->max_per_hour, err);
-	if (!strcmp(key, "coalesceminutes"))
-		return parse_int(name, value, 0, 10080, &c->coalesce_minutes, err);
-	if (!strcmp(key, "retryminutes"))
-		return parse_int(name, value, 0, 10080, &c->retry_minutes, err);
-	return err_set(err, "%s: unknown key (see config/perfbot.conf.example for the keys perfbot reads)", name);
+	return -1;
 }
 
-static int read_smtp(struct config *c, const char *name, const char *key, const char *value,
-		     struct buf *err)
-{
-	STR("server", smtp_server)
-	STR("user", smtp_user)
-	STR("passwordfile", smtp_password_file)
-	STR("cafile", smtp_ca_file)
-	if (!strcmp(key, "port"))
-		return parse_int(name, value, 1, 65535, &c->smtp_port, err);
-	if (!strcmp(key, "timeout"))
-		return parse_int(name, value, 1, 3600, &c->smtp_timeout, err);
-	if (!strcmp(key, "encryption")) {
-		if (value && !strcmp(value, "starttls"))
-			c->smtp_encryption = SMTP_STARTTLS;
-		else if (value && !strcmp(value, "ssl"))
-			c->smtp_encryption = SMTP_SSL;
-		else if (value && !strcmp(value, "none"))
-			c->smtp_encryption = SMTP_NONE;
-		else
-			return err_set(err, "%s: '%s' is not one of starttls, ssl, none", name,
-				       value ? value : "");
-		return 0;
-	}
-	return err_set(err, "%s: unknown key (see config/perfbot.conf.example for the keys perfbot reads)", name);
-}
-
-/* gitconfig_read()'s callback: data is the config being filled. */
+/*
+ * gitconfig_read()'s callback: data is the config being filled.  name is
+ * "section.key" or "section.subsection.key", section and key lowercased;
+ * the table's names are matched without regard to case, as git does.
+ */
 static int read_entry(const char *name, const char *value, void *data, struct buf *err)
 {
 	struct config *c = data;
-	const char *dot, *key;
+	const char *dot = strchr(name, '.'), *key = strrchr(name, '.') + 1;
+	size_t seclen = (size_t)(dot - name), i;
+	int sub = dot != key - 1;
 
-	dot = strchr(name, '.');
-	key = strrchr(name, '.') + 1;
-	if (!strncmp(name, "perfbot.", 8) && dot == key - 1)
-		return read_perfbot(c, name, key, value, err) < 0 ? -1 : 0;
-	if (!strncmp(name, "smtp.", 5) && dot == key - 1)
-		return read_smtp(c, name, key, value, err) < 0 ? -1 : 0;
-	if (!strncmp(name, "ingest.", 7) && dot == key - 1) {
-		STR("maildir", ingest_maildir)
-		STR("imap", ingest_imap)
-		STR("passwordfile", ingest_password_file)
-		STR("cafile", ingest_ca_file)
-		if (!strcmp(key, "timeout"))
-			return parse_int(name, value, 1, 3600, &c->ingest_timeout, err) < 0 ? -1 : 0;
-		err_set(err, "%s: unknown key (see config/perfbot.conf.example)", name);
-		return -1;
-	}
-	if (!strncmp(name, "polarity.", 9) && dot == key - 1) {
-		if (!strcmp(key, "builtin"))
-			return parse_bool(name, value, &c->polarity_builtin, err) < 0 ? -1 : 0;
-		if (strcmp(key, "higher") && strcmp(key, "lower"))
-			return err_set(err, "%s: unknown key (polarity.higher, polarity.lower or polarity.builtin)",
-				       name);
-		if (need_text(name, value, err) < 0)
-			return -1;
-		return polarity_add(c, value, !strcmp(key, "higher"), err);
-	}
-	if (!strncmp(name, "tree.", 5) && dot != key - 1) {
-		struct config_tree *t = tree_get(c, dot + 1, (size_t)(key - 1 - (dot + 1)));
+	if (!is_section(name, seclen))
+		return 0;	/* include.*, a user's own sections: not perfbot's */
+	if (sub != (seclen == 4 && !strncmp(name, "tree", 4)))
+		return err_set(err, sub ? "%s: perfbot's sections take no subsection"
+				    : "%s: a tree's keys go in [tree \"NAME\"]", name);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct config_key *k = &keys[i];
+		void *base = c;
 
-		if (!strcmp(key, "url")) {
-			if (need_text(name, value, err) < 0)
-				return -1;
-			set_str(&t->url, value);
-			return 0;
-		}
-		if (!strcmp(key, "cc")) {
-			if (need_text(name, value, err) < 0)
-				return -1;
-			push_str(&t->cc, &t->nr_cc, value);
-			return 0;
-		}
-		return err_set(err, "%s: unknown key (tree.NAME.url or tree.NAME.cc)", name);
+		if (strlen(k->section) != seclen || strncmp(k->section, name, seclen) ||
+		    strcasecmp(k->name, key))
+			continue;
+		if (sub)
+			base = tree_get(c, dot + 1, (size_t)(key - 1 - (dot + 1)));
+		return key_set(c, k, base, name, value, err) < 0 ? -1 : 0;
 	}
-	if (!strncmp(name, "perfbot.", 8) || !strncmp(name, "smtp.", 5) ||
-	    !strncmp(name, "ingest.", 7) || !strncmp(name, "polarity.", 9))
-		return err_set(err, "%s: perfbot's sections take no subsection", name);
-	/* other sections (include.*, a user's own) are not perfbot's */
-	return 0;
+	return err_set(err, "%s: unknown key (perfbot-config(5) lists the keys perfbot reads)", name);
 }
-#undef STR
 
 int config_load(const char *path, struct config **out, struct buf *err)
 {

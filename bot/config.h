@@ -21,11 +21,16 @@
 
 #include "buf.h"
 
+/* A key given several times: every value, in file order (owned). */
+struct config_list {
+	char **v;
+	size_t nr;
+};
+
 struct config_tree {
 	char *name;		/* the NAME of [tree "NAME"] */
 	char *url;		/* tree.NAME.url or NULL */
-	char **cc;		/* tree.NAME.cc, in file order */
-	size_t nr_cc;
+	struct config_list cc;	/* tree.NAME.cc */
 };
 
 struct config_polarity {
@@ -51,11 +56,12 @@ struct config {
 	char *artifacts_url;	/* "" = no artifacts line */
 	int timezone;		/* minutes east of UTC */
 	char *repo;
-	char *templates;
+	struct config_list templates;	/* the lab's folders, searched in order */
+	char *shipped_templates;	/* then the shipped folder (config_load() finds it) */
 	char *template_name;
-	char *signature;	/* legacy template's "Thanks,\n<signature>"; default: from's name */
-	char **cc;
-	size_t nr_cc;
+	char *signature;	/* the lab's signature; NULL: from's display name */
+	char *disclaimer;	/* a paragraph above the signature; NULL: none */
+	struct config_list cc;
 	int cc_trailers;
 	int max_recipients;
 	char *redirect_to;	/* NULL = deliver normally */
@@ -64,6 +70,7 @@ struct config {
 	int coalesce_minutes;
 	int retry_minutes;
 	char *state;
+	char *spool_group;	/* the group that may queue into the spool, or NULL */
 
 	struct config_tree *trees;
 	size_t nr_trees;
@@ -76,6 +83,7 @@ struct config {
 	char *smtp_password_file;
 	char *smtp_ca_file;	/* NULL = system trust */
 	int smtp_timeout;	/* seconds */
+	char *smtp_helo_name;	/* NULL: the host's fully qualified name */
 
 	/* [ingest] */
 	char *ingest_maildir;
@@ -90,6 +98,34 @@ struct config {
 	size_t nr_polarity;
 	int polarity_builtin;	/* polarity.builtin: then try the built-in table */
 };
+
+/*
+ * The keys perfbot reads, one table for the parser, `perfbot check` and
+ * the test that holds perfbot-config(5) and config/perfbot.conf.example
+ * to it (so no key can be missing from either).
+ */
+enum config_type {
+	CONFIG_TEXT,		/* one string: no control characters, not empty */
+	CONFIG_TEXT_LIST,	/* struct config_list: every value given */
+	CONFIG_BOOL,		/* int: git's booleans */
+	CONFIG_INT,		/* int within min..max */
+	CONFIG_CUSTOM,		/* read by the key's own function */
+};
+
+struct config_key {
+	const char *section;	/* "perfbot", "smtp", ...; "tree" for [tree "NAME"] */
+	const char *name;	/* as documented ("reportedBy"); matched ignoring case */
+	enum config_type type;
+	size_t offset;		/* of the field in struct config (struct config_tree) */
+	int min, max;		/* CONFIG_INT */
+	int (*read)(struct config *c, void *field, const char *name, const char *value,
+		    struct buf *err);	/* CONFIG_CUSTOM */
+	const char *def;	/* the default, in words */
+	const char *doc;	/* what it is, one line */
+};
+
+/* The table, in documentation order; *nr set. */
+const struct config_key *config_keys(size_t *nr);
 
 /*
  * Loads the configuration.  path: a file that must exist, or NULL to use

@@ -84,9 +84,9 @@ int recipients_build(const struct config *cfg, const char *tree_name,
 		return err_prefix(err, "the author of commit %.12s: ", head->id);
 	}
 	buf_release(&text);
-	if (add_configured(out, &alloc, cfg->cc, cfg->nr_cc, "perfbot.cc", err) < 0)
+	if (add_configured(out, &alloc, cfg->cc.v, cfg->cc.nr, "perfbot.cc", err) < 0)
 		goto fail;
-	if (tree && add_configured(out, &alloc, tree->cc, tree->nr_cc, "tree.cc", err) < 0)
+	if (tree && add_configured(out, &alloc, tree->cc.v, tree->cc.nr, "tree.cc", err) < 0)
 		goto fail;
 	for (i = 0; cfg->cc_trailers && i < head->nr_trailers; i++) {
 		const struct commit_trailer *t = &head->trailers[i];

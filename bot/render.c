@@ -9,13 +9,41 @@
 #include "xalloc.h"
 #include "banned.h"
 
+struct template_set *render_template_set(const struct config *cfg)
+{
+	struct template_set *set = template_set_new(NULL);
+	size_t i;
+
+	for (i = 0; i < cfg->templates.nr; i++)
+		template_set_add_dir(set, cfg->templates.v[i]);
+	template_set_add_dir(set, cfg->shipped_templates);
+	return set;
+}
+
+int render_template(struct render_env *env, const struct render_request *req,
+		    const struct template **out, struct buf *err)
+{
+	const char *name = req->template_name ? req->template_name : env->cfg->template_name;
+	struct buf followup = BUF_INIT;
+	int r;
+
+	if (!req->parent)
+		return template_set_get(env->templates, name, out, err);
+	buf_addf(&followup, "%s-followup", name);
+	r = template_set_lookup(env->templates, followup.data, out, err);
+	buf_release(&followup);
+	if (r < 0 || *out)
+		return r;
+	return template_set_get(env->templates, "followup", out, err);
+}
+
 int render_env_open(struct render_env *env, const struct config *cfg, struct buf *err)
 {
 	memset(env, 0, sizeof(*env));
 	env->cfg = cfg;
 	if (repo_open(cfg->repo, &env->repo, err) < 0)
 		return -1;
-	env->templates = template_set_new(cfg->templates);
+	env->templates = render_template_set(cfg);
 	return 0;
 }
 
@@ -241,8 +269,7 @@ int render_report(struct render_env *env, const struct render_request *req,
 		goto done;
 	}
 	buf_grow(&body, 48 * 1024);	/* most reports fit: grown once (below 64 KiB, whose free makes glibc consolidate) */
-	if (template_set_get(env->templates, req->template_name ? req->template_name :
-			     req->parent ? "followup" : cfg->template_name, &tmpl, err) < 0 ||
+	if (render_template(env, req, &tmpl, err) < 0 ||
 	    template_render(env->templates, tmpl, view, &topt, &body, err) < 0)
 		goto done;
 

@@ -38,7 +38,8 @@ struct render_request {
 	const struct report *report;
 	int64_t created;		/* the report's creation time (Date, Message-ID) */
 	const char *message_id;		/* forced (without <>), or NULL to mint one */
-	const char *template_name;	/* NULL: perfbot.template ("followup" for follow-ups) */
+	const char *template_name;	/* NULL: perfbot.template (render_template() says
+					 * which a follow-up takes) */
 	const struct render_parent *parent;	/* NULL: a new report */
 };
 
@@ -52,6 +53,19 @@ struct rendered {
 	struct buf notes;	/* lines worth a -v mention (skipped trailers, ...) */
 	struct buf mail;	/* the complete message, '\n' line ends */
 };
+
+/* The templates of cfg: perfbot.templates' folders in order, then the
+ * shipped folder (free it with template_set_free()). */
+struct template_set *render_template_set(const struct config *cfg);
+
+/*
+ * The template req is rendered with: req->template_name, else
+ * perfbot.template; for a follow-up, that name's NAME-followup when the
+ * folders have one (lkp -> lkp-followup), else "followup".  -1 with a
+ * message when it is missing or does not parse.
+ */
+int render_template(struct render_env *env, const struct render_request *req,
+		    const struct template **out, struct buf *err);
 
 /* Opens repository and template set named by cfg.  -1 with a message. */
 int render_env_open(struct render_env *env, const struct config *cfg, struct buf *err);

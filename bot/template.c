@@ -738,24 +738,47 @@ struct set_entry {
 };
 
 struct template_set {
-	char *dir;		/* NULL: only added templates */
+	char **dirs;		/* searched in order; none: only added templates */
+	size_t nr_dirs;
 	struct set_entry *entries;
 	size_t nr, alloc;
 };
+
+void template_set_add_dir(struct template_set *set, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	/* "templates/" names its files templates/x.txt, not templates//x.txt */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	set->dirs = xrealloc(set->dirs, (set->nr_dirs + 1) * sizeof(*set->dirs));
+	set->dirs[set->nr_dirs++] = xstrndup(dir, len);
+}
 
 struct template_set *template_set_new(const char *dir)
 {
 	struct template_set *set = xcalloc(1, sizeof(*set));
 
-	if (dir) {
-		size_t len = strlen(dir);
-
-		/* "templates/" names its files templates/x.txt, not templates//x.txt */
-		while (len > 1 && dir[len - 1] == '/')
-			len--;
-		set->dir = xstrndup(dir, len);
-	}
+	if (dir)
+		template_set_add_dir(set, dir);
 	return set;
+}
+
+/* Where NAME was looked for, for messages: "DIR/NAME.txt", or "NAME.txt
+ * in DIR1, DIR2 or DIR3". */
+static void set_where(const struct template_set *set, struct buf *out, const char *name,
+		      size_t len)
+{
+	size_t i;
+
+	if (set->nr_dirs == 1) {
+		buf_addf(out, "%s/%.*s.txt", set->dirs[0], (int)len, name);
+		return;
+	}
+	buf_addf(out, "%.*s.txt in ", (int)len, name);
+	for (i = 0; i < set->nr_dirs; i++)
+		buf_addf(out, "%s%s", i == 0 ? "" : i + 1 == set->nr_dirs ? " or " : ", ",
+			 set->dirs[i]);
 }
 
 void template_set_free(struct template_set *set)
@@ -769,7 +792,9 @@ void template_set_free(struct template_set *set)
 		template_free(set->entries[i].t);
 	}
 	free(set->entries);
-	free(set->dir);
+	for (i = 0; i < set->nr_dirs; i++)
+		free(set->dirs[i]);
+	free(set->dirs);
 	free(set);
 }
 
@@ -801,27 +826,28 @@ static struct set_entry *set_insert(struct template_set *set, const char *name, 
 	return e;
 }
 
-static void set_path(const struct template_set *set, struct buf *path, const char *name, size_t len)
-{
-	buf_addf(path, "%s/%.*s.txt", set->dir, (int)len, name);
-}
-
-/* Reads DIR/NAME.txt.  *out NULL (and 0) when it does not exist. */
+/* Reads DIR/NAME.txt from the first folder that has it.  *out NULL (and
+ * 0) when none has. */
 static int set_read(struct template_set *set, const char *name, size_t len,
 		    struct template **out, struct buf *err)
 {
 	struct buf path = BUF_INIT, text = BUF_INIT;
 	struct stat st;
-	int fd, r = -1;
+	size_t i;
+	int fd = -1, r = -1;
 
 	*out = NULL;
-	set_path(set, &path, name, len);
-	fd = open(path.data, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			r = 0;
-		else
+	for (i = 0; i < set->nr_dirs && fd < 0; i++) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/%.*s.txt", set->dirs[i], (int)len, name);
+		fd = open(path.data, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno != ENOENT) {
 			err_set(err, "%s: cannot open: %s", path.data, strerror(errno));
+			goto out;
+		}
+	}
+	if (fd < 0) {
+		r = 0;
 		goto out;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -854,7 +880,7 @@ static int set_load(struct template_set *set, const char *name, size_t len, uint
 		*out = e->t;
 		return 0;
 	}
-	if (set->dir && set_read(set, name, len, &t, err) < 0)
+	if (set_read(set, name, len, &t, err) < 0)
 		return -1;
 	set_insert(set, name, len, hash, t);
 	*out = t;
@@ -884,6 +910,18 @@ int template_set_add(struct template_set *set, const char *name,
 	return 0;
 }
 
+int template_set_lookup(struct template_set *set, const char *name,
+			const struct template **out, struct buf *err)
+{
+	size_t len = strlen(name);
+
+	*out = NULL;
+	if (!template_name_validn(name, len))
+		return err_set(err, "invalid template name '%.*s' (want [A-Za-z0-9._-]+, not starting with '.')",
+			       (int)(len > 60 ? 60 : len), name);
+	return set_load(set, name, len, name_hash(name, len), out, err);
+}
+
 int template_set_get(struct template_set *set, const char *name,
 		     const struct template **out, struct buf *err)
 {
@@ -896,9 +934,14 @@ int template_set_get(struct template_set *set, const char *name,
 	if (set_load(set, name, len, name_hash(name, len), out, err) < 0)
 		return -1;
 	if (!*out) {
-		if (set->dir)
-			return err_set(err, "%s/%s.txt: no such template", set->dir, name);
-		return err_set(err, "no template '%s'", name);
+		struct buf where = BUF_INIT;
+
+		if (!set->nr_dirs)
+			return err_set(err, "no template '%s'", name);
+		set_where(set, &where, name, len);
+		err_set(err, "%s: no such template", where.data);
+		buf_release(&where);
+		return -1;
 	}
 	return 0;
 }
@@ -1160,11 +1203,16 @@ static int render_partial(struct render *r, const struct template *t, uint32_t i
 	if (!pt) {
 		if (r->lenient)
 			return 0;
-		if (r->set && r->set->dir)
-			return render_error(r, t, n, "no %s '%.*s' (%s/%.*s.txt does not exist)",
-					    n->kind == NODE_PARENT ? "parent" : "partial",
-					    (int)n->len, t->text + n->off, r->set->dir,
-					    (int)n->len, t->text + n->off);
+		if (r->set && r->set->nr_dirs) {
+			struct buf where = BUF_INIT;
+
+			set_where(r->set, &where, t->text + n->off, n->len);
+			ret = render_error(r, t, n, "no %s '%.*s' (%s does not exist)",
+					   n->kind == NODE_PARENT ? "parent" : "partial",
+					   (int)n->len, t->text + n->off, where.data);
+			buf_release(&where);
+			return ret;
+		}
 		return render_error(r, t, n, "no %s '%.*s'",
 				    n->kind == NODE_PARENT ? "parent" : "partial",
 				    (int)n->len, t->text + n->off);

@@ -87,13 +87,19 @@ const char *template_name(const struct template *t);
 /*
  * A set of templates that partials and parents are looked up in.  Template
  * NAME is, first, one added with template_set_add(), else the file
- * DIR/NAME.txt (dir may be NULL: then only added templates exist).  Each is
+ * DIR/NAME.txt of the first of the set's folders that has one (dir may be
+ * NULL: then only added templates exist, until template_set_add_dir()
+ * adds a folder).  Folders layer: a lab's folder holds only what it
+ * changes, the shipped folder (added last) the rest.  Each is
  * read and parsed once, on first use, and kept until template_set_free();
  * a file found missing is remembered as missing.  The set owns its
  * templates; pointers to them stay valid until template_set_free().  A set
  * is not safe to share between threads (rendering may load into it).
  */
 struct template_set *template_set_new(const char *dir);
+/* Adds a folder, searched after those given before it (a template NAME is
+ * DIR/NAME.txt of the first folder that has that file). */
+void template_set_add_dir(struct template_set *set, const char *dir);
 void template_set_free(struct template_set *set);
 
 /*
@@ -112,6 +118,12 @@ int template_set_add(struct template_set *set, const char *name,
  */
 int template_set_get(struct template_set *set, const char *name,
 		     const struct template **out, struct buf *err);
+
+/* The same, but a template that does not exist is 0 with *out NULL (to
+ * take another when one is missing); -1 only for an invalid name or a
+ * file that cannot be read or does not parse. */
+int template_set_lookup(struct template_set *set, const char *name,
+			const struct template **out, struct buf *err);
 
 /*
  * Renders t with data (the root of the context stack; NULL renders as

@@ -160,15 +160,13 @@ static int test_view(const struct view_facts *f, size_t i, struct value **out, s
 	return 0;
 }
 
-/* perfbot.signature, else the display name of perfbot.from (its address
- * when it has none). */
-static struct value *signature_view(const struct config *cfg)
+/* The display name of perfbot.from (its address when it has none): who
+ * greets in the shipped templates. */
+static struct value *sender_view(const struct config *cfg)
 {
 	struct address from;
 	struct value *v;
 
-	if (cfg->signature)
-		return value_new_string(cfg->signature);
 	if (address_parse(cfg->from, &from, NULL) < 0)
 		return value_new_string(cfg->from);
 	v = value_new_string(*from.name ? from.name : from.email);
@@ -244,7 +242,11 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err)
 	} else {
 		value_object_add_bool(v, "artifacts", 0);
 	}
-	value_object_add(v, "signature", signature_view(cfg));
+	value_object_add(v, "sender", sender_view(cfg));
+	value_object_add(v, "signature", cfg->signature ? value_new_string(cfg->signature)
+							: sender_view(cfg));
+	value_object_add(v, "disclaimer", cfg->disclaimer ? value_new_string(cfg->disclaimer)
+							  : value_new_bool(0));
 	value_object_add_string(v, "tree", r->tree);
 	value_object_add_string(v, "branch", r->branch);
 	value_object_add_string(v, "repo_url", f->repo_url);

@@ -180,6 +180,11 @@ static int dump_facts(const char *dir, struct render_env *env, const struct job 
 	value_object_set_string(c, "reported_by", cfg->reported_by);
 	value_object_set_string(c, "closes_url", cfg->closes_url);
 	value_object_set_string(c, "artifacts_url", cfg->artifacts_url);
+	value_object_set_string(c, "sender", *from.name ? from.name : from.email);
+	value_object_set_string(c, "signature", cfg->signature ? cfg->signature
+					       : *from.name ? from.name : from.email);
+	value_object_set(c, "disclaimer", cfg->disclaimer ? value_new_string(cfg->disclaimer)
+							  : value_new_null());
 	list = value_object_set(c, "tree_urls", value_new_object());
 	for (i = 0; i < cfg->nr_trees; i++)
 		if (cfg->trees[i].url)

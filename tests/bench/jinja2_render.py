@@ -484,7 +484,8 @@ def render(tmpl, report, facts, polarity):
         further=[test_view(report["tests"][i], facts["bases"][i])
                  for i in range(1, len(report["tests"]))],
         box=box, box_width=box_width,
-        reported_by=cfg["reported_by"], closes=cfg["closes_url"] + mid, artifacts=artifacts)
+        reported_by=cfg["reported_by"], closes=cfg["closes_url"] + mid, artifacts=artifacts,
+        sender=cfg["sender"], signature=cfg["signature"], disclaimer=cfg["disclaimer"])
     return text.encode()
 
 

@@ -37,10 +37,10 @@ static struct config *config_with(const char *const *cc, size_t ncc, int max)
 	struct config *c = config_new_defaults();
 	size_t i;
 
-	c->cc = xcalloc(ncc ? ncc : 1, sizeof(*c->cc));
+	c->cc.v = xcalloc(ncc ? ncc : 1, sizeof(*c->cc.v));
 	for (i = 0; i < ncc; i++)
-		c->cc[i] = xstrdup(cc[i]);
-	c->nr_cc = ncc;
+		c->cc.v[i] = xstrdup(cc[i]);
+	c->cc.nr = ncc;
 	if (max)
 		c->max_recipients = max;
 	return c;

@@ -516,10 +516,57 @@ static void a_set_reads_each_file_once(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* Folders layer: a lab's folder holds only what it changes; a child there
+ * finds its parent and partials in the folders after it. */
+static void folders_layer(void **state)
+{
+	char lab[] = "/tmp/test-template-lab.XXXXXX", shipped[] = "/tmp/test-template-ship.XXXXXX";
+	struct template_set *set;
+	const struct template *t;
+	struct buf out = BUF_INIT, err = BUF_INIT, want = BUF_INIT;
+	struct value *data = data_of("{\"x\":1}");
+	char cmd[200];
+
+	(void)state;
+	assert_non_null(mkdtemp(lab));
+	assert_non_null(mkdtemp(shipped));
+	write_file(shipped, "report.txt", "{{$greeting}}Hello{{/greeting}} {{>foot}} {{>sig}}");
+	write_file(shipped, "foot.txt", "shipped foot {{x}}");
+	write_file(shipped, "sig.txt", "shipped sig");
+	write_file(lab, "mylab.txt", "{{<report}}{{$greeting}}Hi{{/greeting}}{{/report}}");
+	write_file(lab, "sig.txt", "lab sig");
+	set = template_set_new(lab);
+	template_set_add_dir(set, shipped);
+
+	assert_int_equal(template_set_get(set, "mylab", &t, &err), 0);
+	assert_int_equal(template_render(set, t, data, NULL, &out, &err), 0);
+	/* the child's block, the shipped parent and foot, the lab's partial */
+	assert_string_equal(out.data, "Hi shipped foot 1 lab sig");
+	/* the shipped template itself sees the lab's partial too: the lab's
+	 * folder comes first for every name */
+	buf_reset(&out);
+	assert_int_equal(template_set_get(set, "report", &t, &err), 0);
+	assert_int_equal(template_render(set, t, data, NULL, &out, &err), 0);
+	assert_string_equal(out.data, "Hello shipped foot 1 lab sig");
+	/* missing everywhere: the message names every folder */
+	assert_int_equal(template_set_get(set, "nope", &t, &err), -1);
+	buf_addf(&want, "nope.txt in %s or %s: no such template", lab, shipped);
+	assert_string_equal(err.data, want.data);
+
+	template_set_free(set);
+	value_free(data);
+	buf_release(&out);
+	buf_release(&err);
+	buf_release(&want);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", lab, shipped);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(strict_mode_errors_name_the_line),
+		cmocka_unit_test(folders_layer),
 		cmocka_unit_test(parse_errors_name_the_line),
 		cmocka_unit_test(html_escaping_is_an_option),
 		cmocka_unit_test(values_print_like_value_format),
