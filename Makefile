@@ -163,6 +163,8 @@ uninstall:
 perfbot-installed: bot/main.c $(SRC) $(HDR) $(GENERATED) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
+-include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d
+
 clean:
 	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
 	rm -f $(GENERATED) bot/polarity-table.h+
