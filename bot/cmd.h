@@ -44,6 +44,7 @@ int cmd_report_number(const char *s, int64_t *out, struct buf *err);
 /* A Message-ID given on the command line without its <> (malloc'd). */
 char *cmd_strip_angles(const char *id);
 
+int cmd_check(int argc, char **argv, const struct cmd_options *opts);
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);
 int cmd_ingest(int argc, char **argv, const struct cmd_options *opts);
 int cmd_thread(int argc, char **argv, const struct cmd_options *opts);

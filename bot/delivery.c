@@ -70,16 +70,7 @@ static struct state_rcpt *rcpt_rows(const struct smtp_result *res)
 
 static void open_options(const struct delivery *d, struct smtp_options *o)
 {
-	const struct config *c = d->cfg;
-
-	memset(o, 0, sizeof(*o));
-	o->server = c->smtp_server;
-	o->port = c->smtp_port;
-	o->encryption = c->smtp_encryption;
-	o->user = c->smtp_user;
-	o->password = d->password;
-	o->ca_file = c->smtp_ca_file;
-	o->timeout = c->smtp_timeout;
+	smtp_options_init(o, d->cfg, d->password);
 	o->log = d->smtp_log;
 }
 

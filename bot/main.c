@@ -18,6 +18,7 @@ static const struct command {
 	int (*run)(int argc, char **argv, const struct cmd_options *opts);
 	const char *summary;
 } commands[] = {
+	{ "check", cmd_check, "check the configuration, repository, templates and servers" },
 	{ "ingest", cmd_ingest, "read new mail: keep and archive the replies to reports" },
 	{ "parse", cmd_parse, "show what perfbot reads from one mail, as JSON" },
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
