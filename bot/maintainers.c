@@ -54,6 +54,7 @@ struct fpat {
 	uint32_t len;
 	uint32_t nr_tok;
 	uint32_t key;		/* length of the literal leading directory */
+	uint32_t hash;		/* hash_key() of it */
 	int32_t next;		/* next pattern of the same index bucket, -1 */
 	int16_t slashes;	/* '/' in the pattern */
 	int16_t depth;		/* get_maintainer.pl's $value_pd */
@@ -93,6 +94,7 @@ struct maintainers {
 	size_t nr_kpats, alloc_kpats;
 	struct bucket *buckets;
 	size_t nr_buckets;	/* a power of two */
+	size_t nr_fx, nr_names;	/* F:/X: lines and other lines, counted when read */
 	struct buf notes;
 };
 
@@ -123,6 +125,9 @@ static int read_lines(struct maintainers *m, size_t len, struct buf *err)
 	char *p = m->text, *end = m->text + len;
 	unsigned line = 0;
 
+	/* the kernel's lines average 30 bytes: one allocation, mostly */
+	m->alloc_tv = len / 24 + 16;
+	m->tv = xmalloc(m->alloc_tv * sizeof(*m->tv));
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *s;
 		struct tv *t;
@@ -145,10 +150,12 @@ static int read_lines(struct maintainers *m, size_t len, struct buf *err)
 					;
 				t->type = p[0];
 				t->value = s;
+				m->nr_fx += p[0] == 'F' || p[0] == 'X';
 				t->len = (unsigned)(e - s);
 			} else {
 				t->type = 0;
 				t->value = p;
+				m->nr_names++;
 				t->len = (unsigned)(e - p);
 			}
 		}
@@ -322,21 +329,18 @@ static int count_slashes(const char *s, size_t n)
 	return k;
 }
 
-static uint32_t hash_key(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	size_t i;
+/* FNV-1a, one byte at a time, so that a caller walking a path can hash
+ * each of its leading directories on the way. */
+#define HASH_START 2166136261u
 
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
+static uint32_t hash_step(uint32_t h, unsigned char c)
+{
+	return (h ^ c) * 16777619u;
 }
 
-static struct bucket *bucket_find(const struct maintainers *m, const char *key, size_t len)
+static struct bucket *bucket_find(const struct maintainers *m, const char *key, size_t len, uint32_t hash)
 {
-	size_t i = hash_key(key, len) & (m->nr_buckets - 1);
+	size_t i = hash & (m->nr_buckets - 1);
 
 	while (m->buckets[i].key &&
 	       (m->buckets[i].len != len || memcmp(m->buckets[i].key, key, len)))
@@ -362,7 +366,7 @@ static void build_index(struct maintainers *m)
 		/* the index key: every path the pattern matches starts with it
 		 * (a regex is tried for every path) */
 		dir = f->kind == F_REGEX ? 0 : f->key;
-		b = bucket_find(m, f->v, dir);
+		b = bucket_find(m, f->v, dir, f->kind == F_REGEX ? HASH_START : f->hash);
 		if (!b->key) {
 			b->key = f->v;
 			b->len = dir;
@@ -379,6 +383,7 @@ static void add_fpat(struct maintainers *m, size_t tv, size_t sec)
 	const char *v = m->tv[tv].value;
 	size_t i, key = 0;
 	int special = 0, slashes = 0;
+	uint32_t h = HASH_START, key_hash = HASH_START;
 
 	ALLOC_GROW(m->fpats, m->nr_fpats + 1, m->alloc_fpats);
 	f = &m->fpats[m->nr_fpats];
@@ -393,11 +398,17 @@ static void add_fpat(struct maintainers *m, size_t tv, size_t sec)
 		unsigned char k = glob_char[(unsigned char)v[i]];
 
 		slashes += k >> 1;
-		if (k == 2 && !special)
-			key = i + 1;	/* the literal leading directory so far */
 		special |= k & 1;
+		if (!special) {
+			h = hash_step(h, (unsigned char)v[i]);
+			if (k == 2) {
+				key = i + 1;	/* the literal leading directory so far */
+				key_hash = h;
+			}
+		}
 	}
 	f->key = (uint32_t)key;
+	f->hash = key_hash;
 	f->slashes = (int16_t)(slashes < INT16_MAX ? slashes : INT16_MAX);
 	f->depth = v[0] == '*' ? -1 : f->slashes + !f->dir;
 	if (!special) {
@@ -486,6 +497,11 @@ static char *tv_text(const struct tv *t)
 static void build_sections(struct maintainers *m)
 {
 	size_t i = 0;
+
+	m->alloc_secs = m->nr_names + 1;
+	m->secs = xmalloc(m->alloc_secs * sizeof(*m->secs));
+	m->alloc_fpats = m->nr_fx + 1;
+	m->fpats = xmalloc(m->alloc_fpats * sizeof(*m->fpats));
 
 	while (i < m->nr_tv) {
 		struct sec *s;
@@ -715,6 +731,7 @@ static size_t path_sections(struct maintainers *m, const char *file, struct cand
 {
 	size_t n = 0, i, len = strlen(file), k;
 	int slashes = count_slashes(file, len);
+	uint32_t h = HASH_START;
 	struct buf lower = BUF_INIT;
 	struct cand *c = *out;
 
@@ -722,9 +739,11 @@ static size_t path_sections(struct maintainers *m, const char *file, struct cand
 		struct bucket *b;
 		long p;
 
+		if (k)
+			h = hash_step(h, (unsigned char)file[k - 1]);
 		if (k && file[k - 1] != '/')
 			continue;
-		b = bucket_find(m, file, k);
+		b = bucket_find(m, file, k, h);
 		if (!b->key)
 			continue;
 		for (p = b->head; p >= 0; p = m->fpats[p].next) {
