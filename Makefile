@@ -111,6 +111,10 @@ unit: $(UNIT_BIN)
 tests/bench/bench-render: tests/bench/bench-render.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
+# What MAINTAINERS routing costs a render (tests/bench/bench-route.c).
+tests/bench/bench-route: tests/bench/bench-route.c $(LIB) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
 bench: perfbot tests/bench/bench-render
 	@sh tests/bench/run.sh
 
@@ -163,10 +167,10 @@ uninstall:
 perfbot-installed: bot/main.c $(SRC) $(HDR) $(GENERATED) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
--include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d
+-include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d tests/bench/bench-route.d
 
 clean:
-	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
+	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render tests/bench/bench-route
 	rm -f $(GENERATED) bot/polarity-table.h+
 	rm -rf tests/fuzz/corpus-*/.tmp
 
