@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "imap.h"
+#include "maintainers.h"
 #include "render.h"
 #include "repo.h"
 #include "secret.h"
@@ -57,6 +58,56 @@ static void problem(struct check *c, int temporary, const char *what, const char
 		c->config_problems++;
 }
 
+/* Whether reports of the repository's HEAD would be routed (issue 14):
+ * a note, since routing is decided per head commit; a MAINTAINERS file
+ * that cannot be parsed is a problem (every report of it would fail). */
+static void check_routing(struct check *c, const struct config *cfg, struct repo *r)
+{
+	struct buf err = BUF_INIT, text = BUF_INIT, what = BUF_INIT;
+	struct maintainers *m = NULL;
+	char head[41], blob[41];
+	int e;
+
+	if (!cfg->route_file) {
+		say("routing: off (route.maintainersFile is none)");
+		return;
+	}
+	if (repo_head(r, head, &err) < 0) {
+		say("routing: cannot look at HEAD (%s): reports are routed when their head commit's tree has %s",
+		    err.data, cfg->route_file);
+		goto out;
+	}
+	e = repo_tree_blob(r, head, cfg->route_file, blob, &err);
+	if (e > 0) {
+		say("routing: off for HEAD (%.12s): no %s in its tree (a report is routed when its head commit's tree has one)",
+		    head, cfg->route_file);
+		goto out;
+	}
+	buf_addf(&what, "route.maintainersFile %s in HEAD (%.12s)", cfg->route_file, head);
+	if (e < 0 || repo_blob_read(r, blob, MAINTAINERS_MAX_SIZE, &text, &err) < 0 ||
+	    maintainers_parse(cfg->route_file, &text, &m, &err) < 0) {
+		problem(c, 0, what.data, err.data);
+		goto out;
+	}
+	buf_reset(&what);
+	if (cfg->route_lists)
+		buf_adds(&what, "lists");
+	if (cfg->route_maintainers)
+		buf_addf(&what, "%smaintainers", what.len ? ", " : "");
+	if (cfg->route_reviewers)
+		buf_addf(&what, "%sreviewers", what.len ? ", " : "");
+	say("routing: on for HEAD (%.12s): %s blob %.12s, %zu sections; reports Cc the sections' %s", head,
+	    cfg->route_file, blob, maintainers_nr_sections(m),
+	    what.len ? what.data : "nothing (route.lists, route.maintainers and route.reviewers are false)");
+	if (*maintainers_notes(m))
+		printf("%s", maintainers_notes(m));
+out:
+	maintainers_free(m);
+	buf_release(&err);
+	buf_release(&text);
+	buf_release(&what);
+}
+
 static void check_repository(struct check *c, const struct config *cfg)
 {
 	struct buf err = BUF_INIT;
@@ -66,6 +117,7 @@ static void check_repository(struct check *c, const struct config *cfg)
 		problem(c, 0, "repository", err.data);
 	} else {
 		say("repository: %s: opened", cfg->repo);
+		check_routing(c, cfg, r);
 		repo_free(r);
 	}
 	buf_release(&err);

@@ -225,9 +225,11 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_TEMPFAIL;
 		goto fail;
 	}
-	if (verbose || in.kept || in.commands || in.quarantined)
-		fprintf(stderr, "ingest: %zu kept, %zu known already, %zu answer no report, %zu not acted on, %zu quarantined, %zu commands\n",
-			in.kept, in.duplicates, in.unrelated, in.ignored, in.quarantined, in.commands);
+	if (verbose || in.kept || in.commands || in.quarantined || in.not_applied || in.not_understood)
+		fprintf(stderr, "ingest: %zu kept, %zu known already, %zu answer no report, %zu not acted on, %zu quarantined, "
+			"%zu commands, %zu not applied, %zu not understood\n",
+			in.kept, in.duplicates, in.unrelated, in.ignored, in.quarantined, in.commands,
+			in.not_applied, in.not_understood);
 	goto done;
 fail:
 	fprintf(stderr, "perfbot ingest: %s\n", err.data);

@@ -115,6 +115,7 @@ static struct value *reply_parts_value(const struct reply *r, struct value *o)
 
 		value_object_set_string(c, "name", r->commands[i].name);
 		value_object_set_string(c, "args", r->commands[i].args);
+		value_object_set_bool(c, "understood", r->commands[i].understood);
 	}
 	a = value_object_set(o, "trailers", value_new_array());
 	for (i = 0; i < r->nr_trailers; i++) {

@@ -84,6 +84,14 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 		opt_args_release(&args);
 		return EX_CONFIG;
 	}
+	if (render_env_read_exclusions(&env, NULL, &err) < 0) {
+		fprintf(stderr, "perfbot queue: %s\n", err.data);
+		render_env_close(&env);
+		config_free(cfg);
+		buf_release(&err);
+		opt_args_release(&args);
+		return EX_IOERR;
+	}
 	now = opts->now;
 	for (i = 0; i < args.nr; i++) {
 		const char *file = args.v[i];

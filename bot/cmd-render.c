@@ -61,7 +61,8 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 			     "(default: $SOURCE_DATE_EPOCH, else now)"),
 		OPT_STRING_E(0, "message-id", &mid, "ID",
 			     "use this Message-ID (with or without <>) instead of minting one"),
-		OPT_COUNT_E('v', "verbose", &verbose, "also say on stderr what was noticed on the way (skipped trailers...)"),
+		OPT_COUNT_E('v', "verbose", &verbose, "also say on stderr why each recipient gets the mail, who is left out\n"
+			    "and why, the MAINTAINERS sections, and what was noticed on the way"),
 		OPT_END_E,
 	};
 	const struct opt_spec spec = {
@@ -103,6 +104,10 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 		goto fail;
 	}
 	env_open = 1;
+	if (render_env_read_exclusions(&env, NULL, &err) < 0) {
+		rc = EX_IOERR;
+		goto fail;
+	}
 	if (mid) {
 		message_id = cmd_strip_angles(mid);
 		if (message_check_id(message_id, &err) < 0) {
@@ -116,8 +121,14 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 	req.template_name = template_name;
 	if (render_report(&env, &req, &out, &err) < 0)
 		goto fail;
-	if (verbose && out.notes.len)
-		fputs(out.notes.data, stderr);
+	if (verbose) {
+		struct buf why = BUF_INIT;
+
+		buf_adds(&why, out.notes.data);
+		render_routing_text(&why, &out.rcpt, &out.route);
+		fputs(why.data, stderr);
+		buf_release(&why);
+	}
 	if (fwrite(out.mail.data, 1, out.mail.len, stdout) != out.mail.len || fflush(stdout) != 0) {
 		fprintf(stderr, "perfbot render: cannot write to stdout: %s\n", strerror(errno));
 		rc = EX_IOERR;

@@ -130,6 +130,10 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 		goto fail;
 	}
 	env_open = nfiles || incoming;
+	if (env_open && render_env_read_exclusions(&env, st, &err) < 0) {
+		rc = EX_SOFTWARE;
+		goto fail;
+	}
 
 	memset(&in, 0, sizeof(in));
 	in.cfg = cfg;

@@ -23,6 +23,8 @@ struct status {
 	size_t incoming, rejected;
 	int64_t sent_last_hour;
 	struct state_reports reports;
+	struct state_exclusions exclusions;	/* #perfbot unsubscribe's list */
+	struct state_commands refused;		/* commands not applied */
 };
 
 static int status_gather(const struct config *cfg, int64_t now, struct status *s,
@@ -43,6 +45,10 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 	ret = state_report_list(st, &s->reports, err);
 	if (!ret)
 		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
+	if (!ret)
+		ret = state_exclusion_list(st, &s->exclusions, err);
+	if (!ret)
+		ret = state_command_list(st, 0, 1, &s->refused, err);
 	state_close(st);
 	return ret;
 }
@@ -109,6 +115,78 @@ static struct value *json_report(const struct state_report *r)
 	return o;
 }
 
+/* Routing (issue 14): the commands of report id's thread that were not
+ * applied, and the exclusion list. */
+static struct value *json_refused(const struct status *s, int64_t id)
+{
+	struct value *a = value_new_array();
+	size_t i;
+
+	for (i = 0; i < s->refused.nr; i++) {
+		const struct state_command *c = &s->refused.v[i];
+		struct value *o;
+
+		if (c->report_id != id)
+			continue;
+		o = value_array_push(a, value_new_object());
+		value_object_set_string(o, "message_id", c->message_id);
+		value_object_set_string(o, "name", c->name);
+		value_object_set_string(o, "args", c->args);
+		value_object_set_string(o, "author", c->author);
+		value_object_set(o, "date", json_time(c->date));
+		value_object_set(o, "why", c->why ? value_new_string(c->why) : value_new_null());
+	}
+	return a;
+}
+
+static struct value *json_exclusions(const struct status *s)
+{
+	struct value *a = value_new_array();
+	size_t i;
+
+	for (i = 0; i < s->exclusions.nr; i++) {
+		const struct state_exclusion *x = &s->exclusions.v[i];
+		struct value *o = value_array_push(a, value_new_object());
+
+		value_object_set_string(o, "address", x->address);
+		value_object_set_string(o, "who", x->who);
+		value_object_set(o, "date", json_time(x->date));
+		value_object_set(o, "message_id", x->message_id ? value_new_string(x->message_id)
+							       : value_new_null());
+	}
+	return a;
+}
+
+static void text_refused(const struct status *s, int64_t id, struct buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < s->refused.nr; i++) {
+		const struct state_command *c = &s->refused.v[i];
+
+		if (c->report_id == id)
+			buf_addf(out, "%6s  #perfbot %s%s%s by %s not applied: %s\n", "", c->name,
+				 *c->args ? " " : "", c->args, c->author, c->why ? c->why : "");
+	}
+}
+
+static void text_exclusions(const struct status *s, struct buf *out)
+{
+	size_t i;
+
+	if (!s->exclusions.nr)
+		return;
+	buf_adds(out, "\nnot mailed (#perfbot unsubscribe):\n");
+	for (i = 0; i < s->exclusions.nr; i++) {
+		const struct state_exclusion *x = &s->exclusions.v[i];
+		struct buf when = BUF_INIT;
+
+		date_format_rfc3339_utc(&when, x->date);
+		buf_addf(out, "  %s  by %s  %s\n", x->address, x->who, when.data);
+		buf_release(&when);
+	}
+}
+
 static void status_json(const struct status *s, struct buf *out)
 {
 	struct value *root = value_new_object();
@@ -121,8 +199,10 @@ static void status_json(const struct status *s, struct buf *out)
 	value_object_set(spool, "rejected", value_new_integer((int64_t)s->rejected));
 	reports = value_object_set(root, "reports", value_new_array());
 	for (i = 0; i < s->reports.nr; i++)
-		value_array_push(reports, json_report(&s->reports.v[i]));
+		value_object_set(value_array_push(reports, json_report(&s->reports.v[i])),
+				 "commands_not_applied", json_refused(s, s->reports.v[i].id));
 	value_object_set(root, "sent_last_hour", value_new_integer(s->sent_last_hour));
+	value_object_set(root, "exclusions", json_exclusions(s));
 	value_write_json(out, root, 2);
 	buf_addc(out, '\n');
 	value_free(root);
@@ -138,6 +218,7 @@ static void status_text(const struct status *s, struct buf *out)
 		 s->max_per_hour);
 	if (!s->reports.nr) {
 		buf_adds(out, "no reports\n");
+		text_exclusions(s, out);
 		return;
 	}
 	buf_addf(out, "\n%6s  %-8s %-9s %5s  %-20s %7s  %s\n", "ID", "STATUS", "STATE", "TRIES",
@@ -155,8 +236,10 @@ static void status_text(const struct status *s, struct buf *out)
 			 next.data, r->replies, r->subject);
 		if (r->status == STATE_FAILED && r->last_reply)
 			buf_addf(out, "%6s  refused: %s\n", "", r->last_reply);
+		text_refused(s, r->id, out);
 		buf_release(&next);
 	}
+	text_exclusions(s, out);
 }
 
 int cmd_status(int argc, char **argv, const struct cmd_options *opts)
@@ -200,6 +283,8 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 	}
 done:
 	state_reports_release(&s.reports);
+	state_exclusions_release(&s.exclusions);
+	state_commands_release(&s.refused);
 	config_free(cfg);
 	opt_args_release(&args);
 	buf_release(&err);

@@ -94,7 +94,40 @@ static void print_overview(const struct thread_entry *t, size_t n)
 	buf_release(&line);
 }
 
-static struct value *json_of(const char *root, const struct thread_entry *t, size_t n)
+/* A message's recorded #perfbot commands (with their outcome) and
+ * trailers, for --json. */
+static void json_recorded(struct value *e, const char *mid, const struct state_commands *cmds,
+			  const struct state_trailers *trailers)
+{
+	struct value *a = value_object_add(e, "commands", value_new_array());
+	size_t i;
+
+	for (i = 0; i < cmds->nr; i++) {
+		const struct state_command *c = &cmds->v[i];
+		struct value *o;
+
+		if (strcmp(c->message_id, mid))
+			continue;
+		o = value_array_push(a, value_new_object());
+		value_object_add_string(o, "name", c->name);
+		value_object_add_string(o, "args", c->args);
+		value_object_add_bool(o, "applied", c->applied);
+		value_object_add(o, "why", c->why ? value_new_string(c->why) : value_new_null());
+	}
+	a = value_object_add(e, "trailers", value_new_array());
+	for (i = 0; i < trailers->nr; i++) {
+		struct value *o;
+
+		if (strcmp(trailers->v[i].message_id, mid))
+			continue;
+		o = value_array_push(a, value_new_object());
+		value_object_add_string(o, "key", trailers->v[i].key);
+		value_object_add_string(o, "value", trailers->v[i].value);
+	}
+}
+
+static struct value *json_of(const char *root, const struct thread_entry *t, size_t n,
+			     const struct state_commands *cmds, const struct state_trailers *trailers)
 {
 	struct value *v = value_new_object(), *list;
 	struct buf date = BUF_INIT;
@@ -121,6 +154,7 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 		}
 		value_object_add_string(e, "subject", m->subject);
 		value_object_add_bool(e, "archived", m->blob_oid != NULL);
+		json_recorded(e, m->message_id, cmds, trailers);
 	}
 	buf_release(&date);
 	return v;
@@ -189,11 +223,23 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		goto fail;
 	}
 	if (json) {
-		struct value *v = json_of(root, t, n);
+		struct state_commands cmds = { 0 };
+		struct state_trailers trailers = { 0 };
+		struct value *v;
 
+		if (state_command_list(st, report_id, 0, &cmds, &err) < 0 ||
+		    state_trailer_list(st, report_id, &trailers, &err) < 0) {
+			state_commands_release(&cmds);
+			state_trailers_release(&trailers);
+			rc = EX_SOFTWARE;
+			goto fail;
+		}
+		v = json_of(root, t, n, &cmds, &trailers);
 		value_write_json(&out, v, 2);
 		buf_addc(&out, '\n');
 		value_free(v);
+		state_commands_release(&cmds);
+		state_trailers_release(&trailers);
 	} else if (mbox) {
 		buf_addf(&dir, "%s/archive", cfg->state);
 		for (i = 0; i < n; i++) {

@@ -51,6 +51,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts);
 int cmd_send(int argc, char **argv, const struct cmd_options *opts);
 int cmd_render(int argc, char **argv, const struct cmd_options *opts);
 int cmd_queue(int argc, char **argv, const struct cmd_options *opts);
+int cmd_recipients(int argc, char **argv, const struct cmd_options *opts);
 int cmd_status(int argc, char **argv, const struct cmd_options *opts);
 int cmd_template(int argc, char **argv, const struct cmd_options *opts);
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "address.h"
 #include "config.h"
 #include "gitconfig.h"
 #include "date.h"
@@ -182,6 +183,8 @@ struct config *config_new_defaults(void)
 	c->smtp_timeout = 30;
 	c->ingest_timeout = 60;
 	c->polarity_builtin = 1;
+	c->route_file = xstrdup("MAINTAINERS");
+	c->route_lists = 1;
 	return c;
 }
 
@@ -241,6 +244,9 @@ void config_free(struct config *c)
 		regfree(&c->polarity[i].re);
 	}
 	free(c->polarity);
+	free(c->route_file);
+	list_release(&c->route_exclude);
+	list_release(&c->commands_trusted);
 	free(c);
 }
 
@@ -456,6 +462,100 @@ static int read_lower(struct config *c, void *field, const char *name, const cha
 	return read_polarity(c, name, value, 0, err);
 }
 
+/* route.maintainersFile: a path inside the head commit's tree (no leading
+ * '/', no empty, "." or ".." part), or "none". */
+static int read_route_file(struct config *c, void *field, const char *name, const char *value,
+			   struct buf *err)
+{
+	const char *p;
+
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	if (!strcmp(value, "none")) {
+		set_str(field, NULL);
+		return 0;
+	}
+	for (p = value; *p; ) {
+		size_t n = strcspn(p, "/");
+
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return err_set(err, "%s: '%s' is not a path inside the repository's tree "
+				       "(such as MAINTAINERS or docs/MAINTAINERS), nor \"none\"", name, value);
+		p += n;
+		if (*p == '/' && !*++p)
+			return err_set(err, "%s: '%s' names a directory, not a file", name, value);
+	}
+	set_str(field, value);
+	return 0;
+}
+
+static char *ascii_lower(const char *s)
+{
+	char *l = xstrdup(s), *p;
+
+	for (p = l; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return l;
+}
+
+/* route.exclude: an address ("Name <a@b>" is read as a@b) or "*@domain",
+ * kept as "local@domain" / "*@domain" in lowercase. */
+static int read_exclude(struct config *c, void *field, const char *name, const char *value,
+			struct buf *err)
+{
+	struct config_list *l = field;
+	struct address a;
+	struct buf probe = BUF_INIT, why = BUF_INIT;
+	int wildcard;
+
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	wildcard = !strncmp(value, "*@", 2);
+	if (wildcard)
+		buf_addf(&probe, "x%s", value + 1);
+	else
+		buf_adds(&probe, value);
+	if (address_parse(probe.data, &a, &why) < 0) {
+		err_set(err, "%s: '%s' is neither an address nor *@domain: %s", name, value, why.data);
+		buf_release(&probe);
+		buf_release(&why);
+		return -1;
+	}
+	buf_reset(&probe);
+	buf_adds(&probe, wildcard ? "*" : "");
+	buf_adds(&probe, wildcard ? strchr(a.email, '@') : a.email);
+	l->v = xrealloc(l->v, (l->nr + 1) * sizeof(*l->v));
+	l->v[l->nr++] = ascii_lower(probe.data);
+	address_release(&a);
+	buf_release(&probe);
+	buf_release(&why);
+	return 0;
+}
+
+/* commands.trusted: "*", or a pattern of one address ('*', '?' and [...]
+ * as in the shell; case ignored). */
+static int read_trusted(struct config *c, void *field, const char *name, const char *value,
+			struct buf *err)
+{
+	struct config_list *l = field;
+	const char *at;
+
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	at = strchr(value, '@');
+	if (strcmp(value, "*") && (!at || at == value || !at[1] || strchr(at + 1, '@') ||
+				   strpbrk(value, " <>,;")))
+		return err_set(err, "%s: '%s' is not an address pattern (such as jane@example.org, "
+			       "*@kernel.org, or * for anyone)", name, value);
+	l->v = xrealloc(l->v, (l->nr + 1) * sizeof(*l->v));
+	l->v[l->nr++] = xstrdup(value);
+	return 0;
+}
+
 /* ---- the table ---- */
 
 #define KEY(sec, key, type, field, def, doc) \
@@ -539,6 +639,20 @@ static const struct config_key keys[] = {
 	   "lower is better for metrics matching this pattern (several allowed)"),
 	KEY("polarity", "builtin", CONFIG_BOOL, polarity_builtin, "true",
 	    "also try the built-in table (config/polarity.tbl)"),
+
+	FN("route", "maintainersFile", read_route_file, route_file, "MAINTAINERS",
+	   "the MAINTAINERS file in the head commit's tree that routes reports; none: no routing"),
+	KEY("route", "lists", CONFIG_BOOL, route_lists, "true",
+	    "Cc the mailing lists (L:) of the sections the head commit touches"),
+	KEY("route", "maintainers", CONFIG_BOOL, route_maintainers, "false",
+	    "also Cc their maintainers (M:)"),
+	KEY("route", "reviewers", CONFIG_BOOL, route_reviewers, "false",
+	    "also Cc their reviewers (R:)"),
+	FN("route", "exclude", read_exclude, route_exclude, "none",
+	   "an address or *@domain perfbot never mails, To or Cc (several allowed)"),
+
+	FN("commands", "trusted", read_trusted, commands_trusted, "none",
+	   "an address pattern whose #perfbot commands count on any report; * for anyone (several allowed)"),
 
 	TREE("url", CONFIG_TEXT, url, "unset", "the URL printed under the commit line"),
 	TREE("cc", CONFIG_TEXT_LIST, cc, "none", "Cc'd on this tree's reports (several allowed)"),

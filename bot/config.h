@@ -7,7 +7,8 @@
  *
  * Every key has a built-in default, so perfbot runs with no file at all.
  * Reading is strict: an unknown key in a section perfbot owns ([perfbot],
- * [smtp], [ingest], [polarity], [tree "NAME"]) is an error, so a typo never
+ * [smtp], [ingest], [polarity], [route], [commands], [tree "NAME"]) is an
+ * error, so a typo never
  * silently drops a setting; values are checked here, once (numbers in
  * range, booleans, time zone, encryption mode, regular expressions, no CR
  * or LF in anything that can reach a header).  Addresses (from, cc, ...)
@@ -97,6 +98,20 @@ struct config {
 	struct config_polarity *polarity;
 	size_t nr_polarity;
 	int polarity_builtin;	/* polarity.builtin: then try the built-in table */
+
+	/* [route]: recipients from the head commit's MAINTAINERS (route.h) */
+	char *route_file;	/* route.maintainersFile, a path in the tree;
+				 * NULL when it is "none" (routing off) */
+	int route_lists;	/* Cc the sections' L: lists */
+	int route_maintainers;	/* Cc their M: people */
+	int route_reviewers;	/* Cc their R: people */
+	struct config_list route_exclude;	/* "local@domain" or "*@domain",
+						 * lowercase: never mailed */
+
+	/* [commands] */
+	struct config_list commands_trusted;	/* address patterns (fnmatch,
+						 * case ignored) whose #perfbot
+						 * commands count on any report */
 };
 
 /*

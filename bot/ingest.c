@@ -1,3 +1,4 @@
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -55,6 +56,167 @@ static int command_verdict(const char *name, enum state_verdict *v)
 	return 0;
 }
 
+/* "Name <email>" as people read it: decoded UTF-8, never RFC 2047 (the
+ * state and the event lines are for people and scripts, not headers). */
+static void person_text(struct buf *out, const struct address *a)
+{
+	if (*a->name)
+		buf_addf(out, "%s <%s>", a->name, a->email);
+	else
+		buf_adds(out, a->email);
+}
+
+static int trusted_by_config(const struct config *cfg, const char *email)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->commands_trusted.nr; i++)
+		if (!fnmatch(cfg->commands_trusted.v[i], email, FNM_CASEFOLD))
+			return 1;
+	return 0;
+}
+
+/* What became of one command: applied, or why not. */
+struct outcome {
+	int applied;
+	struct buf why;
+};
+
+static int steer(struct ingest *in, const struct mail *m, int64_t report_id,
+		 const struct reply_command *c, struct outcome *o, struct buf *err)
+{
+	enum state_verdict v;
+	int r;
+
+	command_verdict(c->name, &v);
+	r = m->from ? (trusted_by_config(in->cfg, m->from->email) ? 1 :
+		       state_report_may_steer(in->st, report_id, m->from->email, err)) : 0;
+	if (r < 0)
+		return -1;
+	if (!r) {
+		o->applied = 0;
+		buf_addf(&o->why, "from %s, who is not among the report's recipients, its MAINTAINERS "
+			 "people or commands.trusted", m->from ? m->from->email : "a mail without From");
+		return 0;
+	}
+	if (!strcmp(c->name, "dup-of")) {
+		struct state_message target;
+
+		r = state_message_find(in->st, c->args, &target, err);
+		if (r < 0)
+			return -1;
+		if (!r || !target.report_id) {
+			o->applied = 0;
+			buf_addf(&o->why, "dup-of <%s> names no report or reply perfbot knows", c->args);
+		} else if (target.report_id == report_id) {
+			o->applied = 0;
+			buf_addf(&o->why, "dup-of <%s> names a mail of this report's own thread", c->args);
+		}
+		if (r)
+			state_message_release(&target);
+		if (!o->applied)
+			return 0;
+	}
+	if (state_report_set_verdict(in->st, report_id, v, err) < 0)
+		return -1;
+	buf_addf(&o->why, "report %lld is now %s", (long long)report_id, state_verdict_name(v));
+	return 0;
+}
+
+/* #perfbot unsubscribe / subscribe: open to every sender, for the
+ * sender's own address only. */
+static int subscription(struct ingest *in, const struct mail *m, const char *mid,
+			const struct reply_command *c, struct outcome *o, struct buf *err)
+{
+	const char *self = m->from ? m->from->email : NULL;
+	int r;
+
+	if (!self) {
+		o->applied = 0;
+		buf_adds(&o->why, "the mail has no From address to change");
+		return 0;
+	}
+	if (strchr(c->args, '@') && strcasecmp(c->args, self)) {
+		o->applied = 0;
+		buf_addf(&o->why, "only the sender's own address can change (%s asked about %s)", self,
+			 c->args);
+		return 0;
+	}
+	if (!strcmp(c->name, "unsubscribe")) {
+		struct state_exclusion x;
+		struct buf who = BUF_INIT;
+
+		person_text(&who, m->from);
+		x.address = (char *)self;
+		x.who = who.data;
+		x.date = m->has_date ? m->date : in->now;
+		x.message_id = (char *)mid;
+		r = state_exclusion_add(in->st, &x, err);
+		buf_release(&who);
+		if (r < 0)
+			return -1;
+		buf_addf(&o->why, "%s is mailed no more reports", self);
+		return 0;
+	}
+	r = state_exclusion_remove(in->st, self, err);
+	if (r < 0)
+		return -1;
+	if (r)
+		buf_addf(&o->why, "%s is mailed reports again", self);
+	else {
+		o->applied = 0;
+		buf_addf(&o->why, "%s was not unsubscribed", self);
+	}
+	return 0;
+}
+
+/* One command: what it does, recorded with its outcome. */
+static int act_on_command(struct ingest *in, const struct mail *m, const char *mid,
+			  int64_t report_id, const struct reply_command *c, const char *author,
+			  struct buf *err)
+{
+	struct outcome o;
+	enum state_verdict v;
+	int ret = 0, known = command_verdict(c->name, &v) == 0;
+
+	o.applied = 1;
+	buf_init(&o.why);
+	if (!c->understood) {
+		o.applied = 0;
+		if (known)
+			buf_addf(&o.why, "#perfbot %s needs an argument", c->name);
+		else
+			buf_adds(&o.why, "not understood: perfbot knows invalid, fixed-by, dup-of, reopen, "
+				 "subscribe and unsubscribe");
+	} else if (known) {
+		ret = steer(in, m, report_id, c, &o, err);
+	} else {
+		ret = subscription(in, m, mid, c, &o, err);
+	}
+	if (ret == 0)
+		ret = state_command_record(in->st, report_id, mid, c->name, c->args, author,
+					   m->has_date ? m->date : in->now, o.applied,
+					   o.applied ? NULL : o.why.data, err);
+	if (ret == 0) {
+		if (o.applied)
+			in->commands++;
+		else if (!c->understood)
+			in->not_understood++;
+		else
+			in->not_applied++;
+		if (o.applied && known)
+			event_log_say(&in->log, "%s: #perfbot %s%s%s by %s", o.why.data, c->name,
+				      *c->args ? " " : "", c->args, author);
+		else
+			event_log_say(&in->log, "report %lld: #perfbot %s%s%s by %s%s: %s",
+				      (long long)report_id, c->name, *c->args ? " " : "", c->args, author,
+				      o.applied ? "" : c->understood ? " not applied" : " not understood",
+				      o.why.data);
+	}
+	buf_release(&o.why);
+	return ret;
+}
+
 /* Commands and trailers of a reply in a report's thread. */
 static int act(struct ingest *in, const struct mail *m, const char *mid, int64_t report_id,
 	       struct buf *err)
@@ -71,20 +233,11 @@ static int act(struct ingest *in, const struct mail *m, const char *mid, int64_t
 	ro.sender = m->from ? m->from->email : NULL;
 	r = reply_analyse(m->text, m->text_len, &ro);
 	if (m->from)
-		address_format(&author, m->from);
-	for (i = 0; i < r->nr_commands && ret == 0; i++) {
-		enum state_verdict v;
-
-		ret = state_command_add(in->st, report_id, mid, r->commands[i].name, r->commands[i].args,
-					author.data, m->has_date ? m->date : in->now, err);
-		if (ret == 0 && command_verdict(r->commands[i].name, &v) == 0) {
-			ret = state_report_set_verdict(in->st, report_id, v, err);
-			in->commands++;
-			event_log_say(&in->log, "report %lld is now %s: #perfbot %s%s%s by %s", (long long)report_id,
-			    state_verdict_name(v), r->commands[i].name, *r->commands[i].args ? " " : "",
-			    r->commands[i].args, author.data);
-		}
-	}
+		person_text(&author, m->from);
+	else
+		buf_adds(&author, "(no From)");
+	for (i = 0; i < r->nr_commands && ret == 0; i++)
+		ret = act_on_command(in, m, mid, report_id, &r->commands[i], author.data, err);
 	for (i = 0; i < r->nr_trailers && ret == 0; i++)
 		ret = state_trailer_add(in->st, mid, r->trailers[i].key, r->trailers[i].value, err);
 	reply_free(r);

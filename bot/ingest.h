@@ -15,8 +15,16 @@
  *     kept ones, otherwise a mail that answers no report is counted and
  *     skipped, not archived;
  *   - in a report's thread, unless it is perfbot's own mail or marked
- *     auto-submitted, its #perfbot commands change the report's state
- *     (recorded with author and date) and its trailers are recorded;
+ *     auto-submitted, its #perfbot commands are recorded (with author,
+ *     date, whether applied and why not) and its trailers too.  A command
+ *     that changes the report's state (invalid, fixed-by, dup-of, reopen)
+ *     is applied only when its sender is among the To and Cc of the
+ *     thread's mails as sent, their MAINTAINERS people, or matches
+ *     commands.trusted; a dup-of must name a mail of another report's
+ *     thread.  unsubscribe and subscribe, from anyone, change the
+ *     sender's own address on the exclusion list.  Words perfbot does not
+ *     understand are recorded as such.  Names are decoded UTF-8, never
+ *     RFC 2047;
  *   - it is recorded in the state database and filed in the archive.
  * ingest_message() says when the source may let the mail go: only after
  * ingest_flush() has filed the batch (the caller acks then).
@@ -41,8 +49,10 @@ struct ingest {
 	int64_t now;
 	struct event_log log;		/* one line per event */
 	int verbose;		/* log every mail, not only the ones acted on */
-	/* counts */
-	size_t kept, duplicates, unrelated, ignored, quarantined, commands;
+	/* counts; commands: applied, not_applied: refused (not trusted, a
+	 * dup-of naming nothing...), not_understood: unknown words */
+	size_t kept, duplicates, unrelated, ignored, quarantined, commands, not_applied,
+	       not_understood;
 };
 
 /* Takes one mail.  0: taken or deliberately skipped (the source may ack it

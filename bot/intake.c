@@ -109,6 +109,17 @@ static char *join_lines(const struct address *a, size_t n)
 	return buf_detach(&b, NULL);
 }
 
+/* The MAINTAINERS people who may steer the report, one per line, or NULL. */
+static char *steerers_text(const struct route_result *route)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < route->nr_steerers; i++)
+		buf_addf(&b, "%s%s", i ? "\n" : "", route->steerers[i]);
+	return route->nr_steerers ? buf_detach(&b, NULL) : NULL;
+}
+
 static void split_refs(const char *refs, char ***out, size_t *nr)
 {
 	const char *p = refs;
@@ -222,6 +233,7 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		row.env_rcpt = rcpt.data;
 		row.to_addrs = to;
 		row.cc_addrs = cc;
+		row.maintainer_addrs = steerers_text(&out.route);
 		row.mail = out.mail.data;
 		row.mail_len = out.mail.len;
 		for (i = 0; i < n; i++)
@@ -234,6 +246,7 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		buf_release(&rcpt);
 		free(to);
 		free(cc);
+		free(row.maintainer_addrs);
 	}
 	if (e < 0) {
 		ret = -1;

@@ -23,6 +23,7 @@ static const struct command {
 	{ "parse", cmd_parse, "show what perfbot reads from one mail, as JSON" },
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
 	{ "queue", cmd_queue, "check comparison JSONs and move them into the spool" },
+	{ "recipients", cmd_recipients, "show who would get each report and why" },
 	{ "send", cmd_send, "take the spool into the outbox, deliver what is due, archive it" },
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },
@@ -38,7 +39,7 @@ static void usage(FILE *f, const struct opt_spec *spec)
 	opt_help(&text, spec);
 	buf_adds(&text, "\ncommands:\n");
 	for (c = commands; c->name; c++)
-		buf_addf(&text, "  %-9s %s\n", c->name, c->summary);
+		buf_addf(&text, "  %-10s %s\n", c->name, c->summary);
 	buf_adds(&text, "\n'perfbot COMMAND --help' describes a command.\n");
 	fputs(text.data, f);
 	buf_release(&text);

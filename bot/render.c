@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compare.h"
 #include "date.h"
@@ -39,19 +40,73 @@ int render_template(struct render_env *env, const struct render_request *req,
 
 int render_env_open(struct render_env *env, const struct config *cfg, struct buf *err)
 {
+	struct buf cache = BUF_INIT;
+	struct stat sb;
+
 	memset(env, 0, sizeof(*env));
 	env->cfg = cfg;
 	if (repo_open(cfg->repo, &env->repo, err) < 0)
 		return -1;
 	env->templates = render_template_set(cfg);
+	/* a render never creates the state: the cache is used once it exists */
+	if (stat(cfg->state, &sb) == 0 && S_ISDIR(sb.st_mode))
+		buf_addf(&cache, "%s/cache", cfg->state);
+	env->route = route_new(cfg, env->repo, cache.len ? cache.data : NULL);
+	buf_release(&cache);
 	return 0;
+}
+
+static void exclusions_free(struct render_env *env)
+{
+	size_t i;
+
+	for (i = 0; i < env->nr_excluded; i++) {
+		free((char *)env->excluded[i].address);
+		free((char *)env->excluded[i].who);
+	}
+	free(env->excluded);
+	env->excluded = NULL;
+	env->nr_excluded = 0;
 }
 
 void render_env_close(struct render_env *env)
 {
+	route_free(env->route);
 	repo_free(env->repo);
 	template_set_free(env->templates);
+	exclusions_free(env);
 	memset(env, 0, sizeof(*env));
+}
+
+int render_env_read_exclusions(struct render_env *env, struct state *st, struct buf *err)
+{
+	struct state_exclusions list = { 0 };
+	struct state *own = NULL;
+	size_t i;
+	int ret;
+
+	exclusions_free(env);
+	if (!st) {
+		if (!state_exists(env->cfg->state))
+			return 0;
+		if (state_open(env->cfg->state, &own, err) < 0)
+			return -1;
+		st = own;
+	}
+	ret = state_exclusion_list(st, &list, err);
+	state_close(own);
+	if (ret < 0)
+		return -1;
+	env->excluded = xcalloc(list.nr ? list.nr : 1, sizeof(*env->excluded));
+	for (i = 0; i < list.nr; i++) {
+		env->excluded[i].address = list.v[i].address;
+		env->excluded[i].who = list.v[i].who;
+		env->excluded[i].date = list.v[i].date;
+		list.v[i].address = list.v[i].who = NULL;
+	}
+	env->nr_excluded = list.nr;
+	state_exclusions_release(&list);
+	return 0;
 }
 
 void rendered_release(struct rendered *r)
@@ -63,6 +118,7 @@ void rendered_release(struct rendered *r)
 		free(r->references[i]);
 	free(r->references);
 	recipients_release(&r->rcpt);
+	route_result_release(&r->route);
 	buf_release(&r->notes);
 	buf_release(&r->mail);
 	memset(r, 0, sizeof(*r));
@@ -182,6 +238,109 @@ static int facts_gather(struct render_env *env, const struct report *r, struct f
 	return 0;
 }
 
+/* The MAINTAINERS routing of head and, with it, the recipients. */
+static int route_and_recipients(struct render_env *env, const struct report *r, const char *tree,
+				const struct commit_info *head, struct route_result *route,
+				struct recipients *rcpt, struct buf *notes, struct buf *err)
+{
+	struct recipients_input in;
+
+	if (route_commit(env->route, head->id, route, err) < 0)
+		return err_prefix(err, "%s: ", r->name);
+	if (route->on && route->file_notes && *route->file_notes)
+		buf_adds(notes, route->file_notes);
+	else if (!route->on && route->blob[0])
+		buf_addf(notes, "%s: not routed: %s\n", r->name, route->off);
+	memset(&in, 0, sizeof(in));
+	in.cfg = env->cfg;
+	in.tree_name = tree;
+	in.head = head;
+	in.route = route->on ? &route->sel : NULL;
+	in.excluded = env->excluded;
+	in.nr_excluded = env->nr_excluded;
+	if (recipients_build(&in, rcpt, notes, err) < 0)
+		return err_prefix(err, "%s: ", r->name);
+	return 0;
+}
+
+int render_routing(struct render_env *env, const struct report *r, struct render_routing *out,
+		   struct buf *err)
+{
+	struct buf tree = BUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	buf_init(&out->notes);
+	report_tree_name(r, &tree);
+	out->tree = buf_detach(&tree, NULL);
+	if (repo_lookup(env->repo, r->commit, &out->head, err) < 0)
+		return err_prefix(err, "%s: commit: ", r->name);
+	return route_and_recipients(env, r, out->tree, &out->head, &out->route, &out->rcpt,
+				    &out->notes, err);
+}
+
+void render_routing_release(struct render_routing *rr)
+{
+	free(rr->tree);
+	commit_info_release(&rr->head);
+	route_result_release(&rr->route);
+	recipients_release(&rr->rcpt);
+	buf_release(&rr->notes);
+	memset(rr, 0, sizeof(*rr));
+	buf_init(&rr->notes);
+}
+
+/* "Name <address>" as people read it (UTF-8, never RFC 2047), or the
+ * address alone. */
+static void add_person(struct buf *out, const struct address *a)
+{
+	if (*a->name)
+		buf_addf(out, "%s <%s>", a->name, a->email);
+	else
+		buf_adds(out, a->email);
+}
+
+void render_routing_text(struct buf *out, const struct recipients *rcpt,
+			 const struct route_result *route)
+{
+	size_t i;
+
+	buf_adds(out, "To: ");
+	add_person(out, &rcpt->to);
+	buf_adds(out, "\n    because: ");
+	recipient_why_format(out, &rcpt->to_why);
+	buf_addc(out, '\n');
+	for (i = 0; i < rcpt->nr_cc; i++) {
+		buf_adds(out, "Cc: ");
+		add_person(out, &rcpt->cc[i]);
+		buf_adds(out, "\n    because: ");
+		recipient_why_format(out, &rcpt->cc_why[i]);
+		buf_addc(out, '\n');
+	}
+	for (i = 0; i < rcpt->nr_dropped; i++) {
+		buf_adds(out, "Not mailed: ");
+		add_person(out, &rcpt->dropped[i].addr);
+		buf_adds(out, "\n    because: ");
+		recipient_why_format(out, &rcpt->dropped[i].why);
+		buf_addf(out, "\n    dropped: %s\n", rcpt->dropped[i].because);
+	}
+	if (!route->on) {
+		buf_addf(out, "Routing: off: %s\n", route->off);
+		return;
+	}
+	buf_addf(out, "Routing: %s blob %.12s\n", route->file, route->blob);
+	for (i = 0; i < route->sel.nr_hits; i++) {
+		const struct maintainers_hit *h = &route->sel.hits[i];
+
+		buf_addf(out, "    %s: %c: %s (%s:%u)", h->section->name, h->tag, h->pattern, route->file,
+			 h->line);
+		if (h->file)
+			buf_addf(out, " matches %s", h->file);
+		else
+			buf_adds(out, " matches the patch");
+		buf_addc(out, '\n');
+	}
+}
+
 int render_report(struct render_env *env, const struct render_request *req,
 		  struct rendered *out, struct buf *err)
 {
@@ -249,10 +408,9 @@ int render_report(struct render_env *env, const struct render_request *req,
 				percent.data, report_kind_name(f.kinds[0]));
 	}
 	out->subject = xstrdup(subject.data);
-	if (recipients_build(cfg, tree.data, &f.head, &out->rcpt, &out->notes, err) < 0) {
-		err_prefix(err, "%s: ", r->name);
+	if (route_and_recipients(env, r, tree.data, &f.head, &out->route, &out->rcpt, &out->notes,
+				 err) < 0)
 		goto done;
-	}
 
 	vf.cfg = cfg;
 	vf.report = r;

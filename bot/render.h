@@ -17,12 +17,19 @@
 #include "recipients.h"
 #include "report.h"
 #include "repo.h"
+#include "route.h"
+#include "state.h"
 #include "template.h"
 
 struct render_env {
 	const struct config *cfg;
 	struct repo *repo;
 	struct template_set *templates;
+	struct route *route;		/* MAINTAINERS routing (route.h): each
+					 * file parsed once per run */
+	struct recipients_exclusion *excluded;	/* #perfbot unsubscribe's list
+						 * (render_env_read_exclusions()) */
+	size_t nr_excluded;
 };
 
 /* The report a follow-up belongs to (DESIGN.md §5: a comparison for a head
@@ -50,6 +57,7 @@ struct rendered {
 	size_t nr_references;
 	char *identity;		/* the text the Message-ID hash is taken of */
 	struct recipients rcpt;
+	struct route_result route;	/* the MAINTAINERS selection, or why none */
 	struct buf notes;	/* lines worth a -v mention (skipped trailers, ...) */
 	struct buf mail;	/* the complete message, '\n' line ends */
 };
@@ -67,9 +75,52 @@ struct template_set *render_template_set(const struct config *cfg);
 int render_template(struct render_env *env, const struct render_request *req,
 		    const struct template **out, struct buf *err);
 
-/* Opens repository and template set named by cfg.  -1 with a message. */
+/* Opens repository and template set named by cfg, and a router whose
+ * cache folder is STATE/cache when perfbot.state exists.  -1 with a
+ * message. */
 int render_env_open(struct render_env *env, const struct config *cfg, struct buf *err);
 void render_env_close(struct render_env *env);
+
+/*
+ * Reads the addresses #perfbot unsubscribe stored (state.h) into env, so
+ * that what is rendered leaves them out: from st, or, when st is NULL,
+ * from perfbot.state's database if there is one (opened and closed
+ * again; none is created).  0 or -1 with a message.
+ */
+int render_env_read_exclusions(struct render_env *env, struct state *st, struct buf *err);
+
+/* Who a report goes to and why: what render_report() puts in To and Cc. */
+struct render_routing {
+	char *tree;			/* the report's tree name */
+	struct commit_info head;	/* its head commit */
+	struct route_result route;
+	struct recipients rcpt;
+	struct buf notes;		/* as struct rendered's */
+};
+
+/* Fills *out for report r (release it with render_routing_release(),
+ * also after a failure).  -1 with a message naming the report file. */
+int render_routing(struct render_env *env, const struct report *r, struct render_routing *out,
+		   struct buf *err);
+void render_routing_release(struct render_routing *rr);
+
+/*
+ * Appends, for people, each recipient with its reasons, each candidate
+ * left out with why, and the routing (the sections selected and the line
+ * that selected each, or why there is none):
+ *     To: Name <address>
+ *         because: author, Signed-off-by
+ *     Cc: list@example.org
+ *         because: list: SECTION
+ *     Not mailed: other@example.org
+ *         because: maintainer: SECTION
+ *         dropped: excluded by route.exclude
+ *     Routing: MAINTAINERS blob 0123456789ab
+ *         SECTION: F: pattern (MAINTAINERS:LINE) matches path
+ *     Routing: off: why
+ */
+void render_routing_text(struct buf *out, const struct recipients *rcpt,
+			 const struct route_result *route);
 
 /*
  * Renders one report.  -1 with a message naming the report file for

@@ -224,7 +224,8 @@ static void find_attributions(const struct line *lines, size_t nr, char *attr)
 
 /* ---- commands and trailers ---- */
 
-static void add_command(struct state *s, const char *name, struct line args, size_t lineno)
+static void add_command(struct state *s, const char *name, struct line args, size_t lineno,
+			int understood)
 {
 	struct reply *r = s->r;
 
@@ -238,6 +239,7 @@ static void add_command(struct state *s, const char *name, struct line args, siz
 	r->commands[r->nr_commands].name = xstrdup(name);
 	r->commands[r->nr_commands].args = xstrndup(args.p, args.n);
 	r->commands[r->nr_commands].line = lineno;
+	r->commands[r->nr_commands].understood = understood;
 	r->nr_commands++;
 }
 
@@ -246,8 +248,9 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 {
 	static const struct { const char *name; int needs_args; } known[] = {
 		{ "invalid", 0 }, { "reopen", 0 }, { "fixed-by", 1 }, { "dup-of", 1 },
+		{ "subscribe", 0 }, { "unsubscribe", 0 },
 	};
-	char name[32];
+	char name[REPLY_MAX_NAME + 1];
 	struct line args;
 	struct buf q = BUF_INIT, raw = BUF_INIT;
 	size_t n = 0, i;
@@ -279,24 +282,33 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 		args = trim(args);
 	}
 	buf_add(&raw, l.p, n);
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (strlen(known[i].name) == n && !strncasecmp(known[i].name, l.p, n))
-			break;
-	if (i == sizeof(known) / sizeof(known[0]) || n >= sizeof(name)) {
+	if (n > REPLY_MAX_NAME) {
 		header_quote_input(&q, raw.data);
-		problem(s->r, "line %zu: unknown command #perfbot %s", lineno, q.data);
+		problem(s->r, "line %zu: #perfbot %s: a command name longer than %d characters", lineno,
+			q.data, REPLY_MAX_NAME);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		name[i] = (char)((l.p[i] >= 'A' && l.p[i] <= 'Z') ? l.p[i] - 'A' + 'a' : l.p[i]);
+	name[n] = '\0';
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(known[i].name, name))
+			break;
+	if (i == sizeof(known) / sizeof(known[0])) {
+		/* recorded, as not understood: the sender learns why from status */
+		add_command(s, name, args, lineno, 0);
 	} else if (known[i].needs_args && !args.n) {
-		problem(s->r, "line %zu: #perfbot %s needs an argument", lineno, known[i].name);
+		add_command(s, name, args, lineno, 0);
 	} else {
-		snprintf(name, sizeof(name), "%s", known[i].name);
 		if (!strcmp(name, "dup-of") && args.n >= 2 && args.p[0] == '<' &&
 		    args.p[args.n - 1] == '>') {
 			args.p++;
 			args.n -= 2;
 			args = trim(args);
 		}
-		add_command(s, name, args, lineno);
+		add_command(s, name, args, lineno, 1);
 	}
+out:
 	buf_release(&q);
 	buf_release(&raw);
 }

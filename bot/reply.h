@@ -38,12 +38,15 @@
  *     quoted line when none has).  New text before the first quote
  *     (top-posting) is new but no comment.
  *   - commands: new lines starting (after white space) with "#perfbot"
- *     and a name: "invalid", "reopen" (arguments optional, kept as a
- *     reason), "fixed-by: COMMIT", "dup-of: MESSAGE-ID" (arguments
- *     required; a Message-ID loses its <>).  Names are read in any case
- *     and given in lowercase, the ':' after them is optional.  An
- *     unknown name, a missing argument or "#perfbot" alone is a problem,
- *     not a command.
+ *     and a name: "invalid", "reopen", "subscribe", "unsubscribe"
+ *     (arguments optional, kept as a reason), "fixed-by: COMMIT",
+ *     "dup-of: MESSAGE-ID" (arguments required; a Message-ID loses its
+ *     <>).  Names are read in any case and given in lowercase, the ':'
+ *     after them is optional.  A name perfbot does not know, or a known
+ *     one without its required argument, is a command too, marked not
+ *     understood (ingest records it, so the sender can see what became
+ *     of it); "#perfbot" alone, or a name longer than REPLY_MAX_NAME,
+ *     is a problem.
  *   - trailers: new lines "Key: value" (key in any case, given as
  *     below) for Tested-by, Reviewed-by, Acked-by and Reported-by when
  *     the value's address (in <>, or the value itself) is the sender's
@@ -60,6 +63,7 @@
 #define REPLY_MAX_TRAILERS 100
 #define REPLY_MAX_COMMENTS 1000
 #define REPLY_MAX_PROBLEMS 50
+#define REPLY_MAX_NAME 32	/* characters of a #perfbot command's name */
 
 struct reply_comment {
 	char *after_quote;	/* the quoted line it answers, as written */
@@ -68,9 +72,12 @@ struct reply_comment {
 };
 
 struct reply_command {
-	char *name;	/* "invalid", "fixed-by", "dup-of" or "reopen" */
+	char *name;	/* "invalid", "fixed-by", "dup-of", "reopen", "subscribe",
+			 * "unsubscribe"; when not understood, the word as
+			 * written, lowercase (letters, digits, '-', '_') */
 	char *args;	/* the rest of the line, trimmed; "" when none */
 	size_t line;
+	int understood;	/* 0: an unknown name, or a missing argument */
 };
 
 struct reply_trailer {

@@ -415,19 +415,15 @@ void repo_hash8(struct buf *out, const char *text, size_t len)
 	buf_release(&hex);
 }
 
-int repo_tree_file(struct repo *r, const char *id, const char *path, size_t limit,
-		   struct buf *out, char blob_id[41], struct buf *err)
+int repo_tree_blob(struct repo *r, const char *id, const char *path, char blob_id[41],
+		   struct buf *err)
 {
 	git_oid oid;
 	git_commit *c = NULL;
 	git_tree *tree = NULL;
 	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
-	git_object_size_t size;
 	int e, ret = -1;
 
-	if (!limit)
-		limit = REPO_MAX_TREE_FILE;
 	if (strlen(id) != GIT_OID_HEXSZ || git_oid_fromstrn(&oid, id, GIT_OID_HEXSZ) < 0)
 		return err_set(err, "'%s' is not a full commit id", id);
 	if (git_commit_lookup(&c, r->git, &oid) < 0)
@@ -445,23 +441,75 @@ int repo_tree_file(struct repo *r, const char *id, const char *path, size_t limi
 		gitlib_fail(err, path);
 		goto out;
 	}
-	if (git_blob_lookup(&blob, r->git, git_tree_entry_id(entry)) < 0) {
-		gitlib_fail(err, path);
-		goto out;
-	}
-	size = git_blob_rawsize(blob);
-	if (size > limit) {
-		err_set(err, "%s in commit %.12s: %llu bytes, more than %zu", path, id,
-			(unsigned long long)size, limit);
-		goto out;
-	}
-	buf_add(out, git_blob_rawcontent(blob), (size_t)size);
 	git_oid_tostr(blob_id, 41, git_tree_entry_id(entry));
 	ret = 0;
 out:
-	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	git_tree_free(tree);
 	git_commit_free(c);
 	return ret;
+}
+
+/* The bytes of blob oid, appended to out; a limit passed is "N bytes,
+ * more than L" for the caller to prefix. */
+static int blob_read(struct repo *r, const git_oid *oid, size_t limit, struct buf *out,
+		     struct buf *err)
+{
+	git_blob *blob = NULL;
+	git_object_size_t size;
+	char hex[GIT_OID_HEXSZ + 1];
+	int ret = -1;
+
+	if (!limit)
+		limit = REPO_MAX_TREE_FILE;
+	if (git_blob_lookup(&blob, r->git, oid) < 0)
+		return gitlib_fail(err, git_oid_tostr(hex, sizeof(hex), oid));
+	size = git_blob_rawsize(blob);
+	if (size > limit) {
+		err_set(err, "%llu bytes, more than %zu", (unsigned long long)size, limit);
+		goto out;
+	}
+	buf_add(out, git_blob_rawcontent(blob), (size_t)size);
+	ret = 0;
+out:
+	git_blob_free(blob);
+	return ret;
+}
+
+int repo_blob_read(struct repo *r, const char *blob_id, size_t limit, struct buf *out,
+		   struct buf *err)
+{
+	git_oid oid;
+
+	if (strlen(blob_id) != GIT_OID_HEXSZ || git_oid_fromstrn(&oid, blob_id, GIT_OID_HEXSZ) < 0)
+		return err_set(err, "'%s' is not a full blob id", blob_id);
+	if (blob_read(r, &oid, limit, out, err) < 0)
+		return err_prefix(err, "blob %.12s: ", blob_id);
+	return 0;
+}
+
+int repo_tree_file(struct repo *r, const char *id, const char *path, size_t limit,
+		   struct buf *out, char blob_id[41], struct buf *err)
+{
+	char blob[41];
+	git_oid oid;
+	int e = repo_tree_blob(r, id, path, blob, err);
+
+	if (e != 0)
+		return e;
+	git_oid_fromstrn(&oid, blob, GIT_OID_HEXSZ);
+	if (blob_read(r, &oid, limit, out, err) < 0)
+		return err_prefix(err, "%s in commit %.12s: ", path, id);
+	memcpy(blob_id, blob, 41);
+	return 0;
+}
+
+int repo_head(struct repo *r, char id[41], struct buf *err)
+{
+	git_oid oid;
+
+	if (git_reference_name_to_id(&oid, r->git, "HEAD") < 0)
+		return gitlib_fail(err, "HEAD");
+	git_oid_tostr(id, 41, &oid);
+	return 0;
 }

@@ -79,6 +79,22 @@ void commit_info_copy(struct commit_info *dst, const struct commit_info *src);
 int repo_tree_file(struct repo *r, const char *id, const char *path, size_t limit,
 		   struct buf *out, char blob_id[41], struct buf *err);
 
+/*
+ * The two halves of repo_tree_file(): the blob id of path in commit id's
+ * tree (0, or 1 when there is no such file, or -1 with a message), which
+ * costs a tree walk; and the bytes of a blob (appended to out, at most
+ * limit, 0 for REPO_MAX_TREE_FILE; 0 or -1), which costs inflating it.
+ * A caller that keeps what it made of a blob needs only the first.
+ */
+int repo_tree_blob(struct repo *r, const char *id, const char *path, char blob_id[41],
+		   struct buf *err);
+int repo_blob_read(struct repo *r, const char *blob_id, size_t limit, struct buf *out,
+		   struct buf *err);
+
+/* The commit HEAD points to (40 hex digits into id).  -1 with a message
+ * when HEAD is unborn or names no commit. */
+int repo_head(struct repo *r, char id[41], struct buf *err);
+
 /* Appends the 40 hex digits of the SHA-1 git gives text as a blob (what
  * `git hash-object --stdin` prints for it); repo_hash8() the first 8. */
 void repo_hash_hex(struct buf *out, const char *text, size_t len);

@@ -258,6 +258,20 @@ static const char *const migrations[] = {
 	"      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);"
 	"UPDATE flags SET name = 'delivery_unfinished' WHERE name = 'archive_owed';"
 	"DELETE FROM flags WHERE name = 'delivery_unfinished' AND value = 0;",
+	/* 4: routing (issue 14), one step on its own:
+	 *  - a report remembers the MAINTAINERS people of its sections (who
+	 *    may steer it, beside its To and Cc as sent);
+	 *  - a command records whether it was applied, and why (not);
+	 *  - the addresses #perfbot unsubscribe took off every report */
+	"ALTER TABLE reports ADD COLUMN maintainer_addrs TEXT;"
+	"ALTER TABLE commands ADD COLUMN applied INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE commands ADD COLUMN why TEXT;"
+	"CREATE TABLE exclusions ("
+	"  address TEXT PRIMARY KEY,"
+	"  who TEXT NOT NULL,"
+	"  date INTEGER NOT NULL,"
+	"  message_id TEXT"
+	");",
 };
 
 /* ---- statements ------------------------------------------------------ */
@@ -724,6 +738,7 @@ void state_report_release(struct state_report *r)
 	free(r->env_rcpt);
 	free(r->to_addrs);
 	free(r->cc_addrs);
+	free(r->maintainer_addrs);
 	free(r->mail);
 	for (i = 0; i < r->nr_sources; i++)
 		free(r->sources[i]);
@@ -829,6 +844,7 @@ static int check_report(const struct state_report *r, struct buf *err)
 		{ "env_rcpt", r->env_rcpt, 1 },
 		{ "to_addrs", r->to_addrs, 1 },
 		{ "cc_addrs", r->cc_addrs, 0 },
+		{ "maintainer_addrs", r->maintainer_addrs, 0 },
 	};
 	size_t i;
 
@@ -1013,6 +1029,9 @@ static int row_exists(struct state *st, const char *sql, const char *s, struct b
 	return r;
 }
 
+static int report_set_maintainers(struct state *st, int64_t id, const char *addrs,
+				  struct buf *err);
+
 static int report_insert(struct state *st, const struct state_report *r, int64_t *id,
 			 struct buf *err)
 {
@@ -1086,6 +1105,8 @@ static int report_insert(struct state *st, const struct state_report *r, int64_t
 	if (stmt_run(&q, err) < 0)
 		return -1;
 
+	if (r->maintainer_addrs && report_set_maintainers(st, new_id, r->maintainer_addrs, err) < 0)
+		return -1;
 	/* A report starts its own thread. */
 	if (!r->parent_id) {
 		if (stmt_prepare(st, &q, "UPDATE reports SET thread_id = id WHERE id = ?", err) < 0)
@@ -1684,28 +1705,7 @@ int state_command_add(struct state *st, int64_t report_id, const char *message_i
 		      const char *name, const char *args, const char *author, int64_t date,
 		      struct buf *err)
 {
-	struct stmt q;
-	int ret = -1;
-
-	if (check_text("message_id", message_id, 1, err) < 0 ||
-	    check_text("the command name", name, 1, err) < 0 ||
-	    check_text("the command arguments", args, 0, err) < 0 ||
-	    check_text("the command author", author, 1, err) < 0)
-		return err_prefix(err, "%s: ", st->path);
-	if (tx_begin(st, 1, err) < 0)
-		return -1;
-	if (stmt_prepare(st, &q, "INSERT INTO commands (report_id, message_id, name, args, author, "
-			 "date) VALUES (?, ?, ?, ?, ?, ?) "
-			 "ON CONFLICT (message_id, name, args) DO NOTHING", err) == 0) {
-		bind_opt(&q, report_id);
-		bind_text(&q, message_id);
-		bind_text(&q, name);
-		bind_text(&q, args ? args : "");
-		bind_text(&q, author);
-		bind_opt(&q, date);
-		ret = stmt_run(&q, err);
-	}
-	return tx_end(st, ret, err);
+	return state_command_record(st, report_id, message_id, name, args, author, date, 1, NULL, err);
 }
 
 int state_trailer_add(struct state *st, const char *message_id, const char *key,
@@ -1811,6 +1811,273 @@ int state_archive_tip_set(struct state *st, int64_t epoch, const char *oid, stru
 		ret = stmt_run(&q, err);
 	}
 	return tx_end(st, ret, err);
+}
+
+/* ---- routing: who may steer, command outcomes, exclusions (issue 14) -- */
+
+static int report_set_maintainers(struct state *st, int64_t id, const char *addrs,
+				  struct buf *err)
+{
+	struct stmt q;
+
+	if (stmt_prepare(st, &q, "UPDATE reports SET maintainer_addrs = ? WHERE id = ?", err) < 0)
+		return -1;
+	bind_text(&q, addrs);
+	bind_int(&q, id);
+	return stmt_run(&q, err);
+}
+
+int state_report_may_steer(struct state *st, int64_t report_id, const char *address,
+			   struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (check_text("the address", address, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	/* one address per line in each column; lower() folds ASCII only, as
+	 * addresses are compared everywhere else */
+	if (stmt_prepare(st, &q, "SELECT 1 FROM reports WHERE thread_id = "
+			 "(SELECT thread_id FROM reports WHERE id = ?) AND instr("
+			 "lower(char(10) || to_addrs || char(10) || cc_addrs || char(10) || "
+			 "IFNULL(maintainer_addrs, '') || char(10)), lower(char(10) || ? || char(10))) > 0 "
+			 "LIMIT 1", err) < 0)
+		return -1;
+	bind_int(&q, report_id);
+	bind_text(&q, address);
+	r = stmt_step(&q, err);
+	stmt_finish(&q);
+	return r;
+}
+
+int state_report_maintainers(struct state *st, int64_t report_id, char **out, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	*out = NULL;
+	if (stmt_prepare(st, &q, "SELECT maintainer_addrs FROM reports WHERE id = ?", err) < 0)
+		return -1;
+	bind_int(&q, report_id);
+	r = stmt_step(&q, err);
+	if (r == 1)
+		*out = col_str(q.s, 0);
+	stmt_finish(&q);
+	return r < 0 ? -1 : 0;
+}
+
+int state_command_record(struct state *st, int64_t report_id, const char *message_id,
+			 const char *name, const char *args, const char *author, int64_t date,
+			 int applied, const char *why, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (check_text("message_id", message_id, 1, err) < 0 ||
+	    check_text("the command name", name, 1, err) < 0 ||
+	    check_text("the command arguments", args, 0, err) < 0 ||
+	    check_text("the command author", author, 1, err) < 0 ||
+	    check_text("why the command was not applied", why, 0, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT INTO commands (report_id, message_id, name, args, author, "
+			 "date, applied, why) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+			 "ON CONFLICT (message_id, name, args) DO NOTHING", err) == 0) {
+		bind_opt(&q, report_id);
+		bind_text(&q, message_id);
+		bind_text(&q, name);
+		bind_text(&q, args ? args : "");
+		bind_text(&q, author);
+		bind_opt(&q, date);
+		bind_int(&q, applied ? 1 : 0);
+		bind_text(&q, why);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end(st, ret, err);
+}
+
+void state_commands_release(struct state_commands *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++) {
+		free(list->v[i].message_id);
+		free(list->v[i].name);
+		free(list->v[i].args);
+		free(list->v[i].author);
+		free(list->v[i].why);
+	}
+	free(list->v);
+	memset(list, 0, sizeof(*list));
+}
+
+int state_command_list(struct state *st, int64_t report_id, int not_applied_only,
+		       struct state_commands *out, struct buf *err)
+{
+	static const char *const sql[] = {
+		"SELECT IFNULL(report_id, 0), message_id, name, args, author, IFNULL(date, 0), applied, why "
+		"FROM commands WHERE (? = 0 OR report_id = ?) AND (? = 0 OR applied = 0) ORDER BY id",
+	};
+	struct stmt q;
+	int row;
+
+	if (stmt_prepare(st, &q, sql[0], err) < 0)
+		return -1;
+	bind_int(&q, report_id);
+	bind_int(&q, report_id);
+	bind_int(&q, not_applied_only);
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_command *c;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		c = &out->v[out->nr++];
+		c->report_id = col_int(q.s, 0);
+		c->message_id = col_str(q.s, 1);
+		c->name = col_str(q.s, 2);
+		c->args = col_str(q.s, 3);
+		c->author = col_str(q.s, 4);
+		c->date = col_int(q.s, 5);
+		c->applied = col_int(q.s, 6) != 0;
+		c->why = col_str(q.s, 7);
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+void state_trailers_release(struct state_trailers *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++) {
+		free(list->v[i].message_id);
+		free(list->v[i].key);
+		free(list->v[i].value);
+	}
+	free(list->v);
+	memset(list, 0, sizeof(*list));
+}
+
+int state_trailer_list(struct state *st, int64_t report_id, struct state_trailers *out,
+		       struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	if (stmt_prepare(st, &q, "SELECT t.message_id, t.key, t.value FROM trailers t "
+			 "JOIN messages m ON m.message_id = t.message_id WHERE m.report_id = ? "
+			 "ORDER BY t.rowid", err) < 0)
+		return -1;
+	bind_int(&q, report_id);
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_trailer *t;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		t = &out->v[out->nr++];
+		t->message_id = col_str(q.s, 0);
+		t->key = col_str(q.s, 1);
+		t->value = col_str(q.s, 2);
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+/* Addresses are kept in ASCII lowercase: compared ignoring case. */
+static char *lower_address(const char *s)
+{
+	char *l = xstrdup(s), *p;
+
+	for (p = l; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return l;
+}
+
+int state_exclusion_add(struct state *st, const struct state_exclusion *x, struct buf *err)
+{
+	struct stmt q;
+	char *addr;
+	int ret = -1;
+
+	if (check_text("the excluded address", x->address, 1, err) < 0 ||
+	    check_text("who excluded it", x->who, 1, err) < 0 ||
+	    check_text("the message_id", x->message_id, 0, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	addr = lower_address(x->address);
+	if (tx_begin(st, 1, err) < 0) {
+		free(addr);
+		return -1;
+	}
+	if (stmt_prepare(st, &q, "INSERT OR REPLACE INTO exclusions (address, who, date, message_id) "
+			 "VALUES (?, ?, ?, ?)", err) == 0) {
+		bind_text(&q, addr);
+		bind_text(&q, x->who);
+		bind_int(&q, x->date);
+		bind_text(&q, x->message_id);
+		ret = stmt_run(&q, err);
+	}
+	free(addr);
+	return tx_end(st, ret, err);
+}
+
+int state_exclusion_remove(struct state *st, const char *address, struct buf *err)
+{
+	struct stmt q;
+	char *addr;
+	int ret = -1, removed = 0;
+
+	if (check_text("the excluded address", address, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	addr = lower_address(address);
+	if (tx_begin(st, 1, err) < 0) {
+		free(addr);
+		return -1;
+	}
+	if (stmt_prepare(st, &q, "DELETE FROM exclusions WHERE address = ?", err) == 0) {
+		bind_text(&q, addr);
+		ret = stmt_run(&q, err);
+		if (ret == 0)
+			removed = sqlite3_changes(st->db) > 0;
+	}
+	free(addr);
+	if (tx_end(st, ret, err) < 0)
+		return -1;
+	return removed;
+}
+
+void state_exclusions_release(struct state_exclusions *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++) {
+		free(list->v[i].address);
+		free(list->v[i].who);
+		free(list->v[i].message_id);
+	}
+	free(list->v);
+	memset(list, 0, sizeof(*list));
+}
+
+int state_exclusion_list(struct state *st, struct state_exclusions *out, struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	if (stmt_prepare(st, &q, "SELECT address, who, date, message_id FROM exclusions "
+			 "ORDER BY address", err) < 0)
+		return -1;
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_exclusion *x;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		x = &out->v[out->nr++];
+		x->address = col_str(q.s, 0);
+		x->who = col_str(q.s, 1);
+		x->date = col_int(q.s, 2);
+		x->message_id = col_str(q.s, 3);
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
 }
 
 /* ---- the run lock ---------------------------------------------------- */

@@ -55,7 +55,7 @@
 
 #include "buf.h"
 
-#define STATE_SCHEMA_VERSION 3		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 4		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -123,6 +123,10 @@ struct state_report {
 	char *env_rcpt;		/* (in) envelope recipients, one per line */
 	char *to_addrs;		/* (in) To: addresses, one per line */
 	char *cc_addrs;		/* (in) Cc: addresses, one per line ("" if none) */
+	char *maintainer_addrs;	/* (in) the MAINTAINERS people of its sections
+				   (route.h's steerers), one per line; NULL if
+				   none; stored, not read back here (see
+				   state_report_may_steer()) */
 	char *mail;		/* (in) the complete rendered mail; NULL in
 				   state_report_list() results */
 	size_t mail_len;	/* (in) bytes in mail, 1..STATE_MAX_MAIL */
@@ -387,6 +391,92 @@ int state_command_add(struct state *st, int64_t report_id, const char *message_i
 /* Records a trailer found in a known message; idempotent likewise. */
 int state_trailer_add(struct state *st, const char *message_id, const char *key,
 		      const char *value, struct buf *err);
+
+/* ---- routing (issue 14): who may steer a report, what became of a
+ * command, the addresses #perfbot unsubscribe took off every report ---- */
+
+/*
+ * 1 when address (ignoring ASCII case) may steer the thread of report
+ * report_id: it is among the To or Cc, as sent, or the MAINTAINERS people
+ * (maintainer_addrs) of a report or follow-up of that thread; 0 if not,
+ * -1 on error.
+ */
+int state_report_may_steer(struct state *st, int64_t report_id, const char *address,
+			   struct buf *err);
+/* The maintainer_addrs of report id (malloc'd, NULL when none).  0 or -1. */
+int state_report_maintainers(struct state *st, int64_t report_id, char **out, struct buf *err);
+
+/*
+ * Records a #perfbot command with its outcome: applied (it changed what
+ * it names) or not, and why (NULL: nothing to say; for a command not
+ * applied, the reason in words, e.g. "from x@y, who is not among ...").
+ * state_command_add() is this with applied 1 and no why.  Adding the same
+ * (message, name, args) again changes nothing.  0 or -1.
+ */
+int state_command_record(struct state *st, int64_t report_id, const char *message_id,
+			 const char *name, const char *args, const char *author, int64_t date,
+			 int applied, const char *why, struct buf *err);
+
+struct state_command {
+	int64_t report_id;	/* 0 = none */
+	char *message_id;
+	char *name;
+	char *args;
+	char *author;		/* "Name <email>" */
+	int64_t date;		/* 0 = unknown */
+	int applied;
+	char *why;		/* NULL when none */
+};
+
+struct state_commands {
+	struct state_command *v;
+	size_t nr, alloc;
+};
+
+void state_commands_release(struct state_commands *list);
+/* Appends the commands recorded, in the order they were, of report
+ * report_id's thread (0: of every report), only those not applied when
+ * not_applied_only.  0 or -1. */
+int state_command_list(struct state *st, int64_t report_id, int not_applied_only,
+		       struct state_commands *out, struct buf *err);
+
+struct state_trailer {
+	char *message_id;
+	char *key;
+	char *value;
+};
+
+struct state_trailers {
+	struct state_trailer *v;
+	size_t nr, alloc;
+};
+
+void state_trailers_release(struct state_trailers *list);
+/* Appends the trailers recorded in the messages of report_id's thread,
+ * in the order they were.  0 or -1. */
+int state_trailer_list(struct state *st, int64_t report_id, struct state_trailers *out,
+		       struct buf *err);
+
+/* An address #perfbot unsubscribe took off every report. */
+struct state_exclusion {
+	char *address;		/* ASCII lowercase */
+	char *who;		/* "Name <email>" of the sender, decoded UTF-8 */
+	int64_t date;		/* when they asked */
+	char *message_id;	/* the reply that asked; NULL if unknown */
+};
+
+struct state_exclusions {
+	struct state_exclusion *v;
+	size_t nr, alloc;
+};
+
+void state_exclusions_release(struct state_exclusions *list);
+/* Adds the exclusion of x->address (replacing an earlier one).  0 or -1. */
+int state_exclusion_add(struct state *st, const struct state_exclusion *x, struct buf *err);
+/* Removes it: 1 when there was one, 0 when not, -1 on error. */
+int state_exclusion_remove(struct state *st, const char *address, struct buf *err);
+/* Appends every exclusion, by address.  0 or -1. */
+int state_exclusion_list(struct state *st, struct state_exclusions *out, struct buf *err);
 
 /* The cursor of source ("imap:URL", "mbox:PATH", ...): 1 and *out
  * filled (release it), 0 when there is none yet, -1 on error. */

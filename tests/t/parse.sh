@@ -102,7 +102,7 @@ len(d['comments']) == 2
 d['comments'][0] == {'after_quote': '> commit: 9890ecab6a ("mm: zero huge pages")', 'text': 'That commit trades throughput for latency; this is expected.'}
 d['comments'][1]['after_quote'] == '> test: anon-w-seq-mt'
 d['comments'][1]['text'].startswith('This test exercises') and d['comments'][1]['text'].endswith('Tested-by: John Doe <john@example.org>')
-d['commands'] == [{'name': 'invalid', 'args': ''}]
+d['commands'] == [{'name': 'invalid', 'args': '', 'understood': True}]
 d['trailers'] == [{'key': 'Reviewed-by', 'value': 'Jane Doe <jane@example.org>'}]
 d['quarantined'] is None and d['problems'] == []
 EOF
@@ -113,7 +113,7 @@ d['subject'] == 'Re: r\u00e9gression'
 "C'est attendu, voir le d\u00e9p\u00f4t: la r\u00e9gression de 3.8% est acceptable.\n" in d['text']
 'regression of vm-scalability.throughput on:' in d['text']
 d['text_part'] == {'type': 'text/plain', 'charset': 'iso-8859-1', 'encoding': 'quoted-printable'}
-d['commands'] == [{'name': 'dup-of', 'args': '202603091200.11111111-lkp@intel.com'}]
+d['commands'] == [{'name': 'dup-of', 'args': '202603091200.11111111-lkp@intel.com', 'understood': True}]
 d['quoted_lines'] == 1 and d['comments'] == []
 EOF
 
@@ -123,7 +123,7 @@ d['text'].startswith('> kernel test robot noticed a 3.8% regression\n')
 '<div>' not in d['text']
 d['text_part'] == {'type': 'text/plain', 'charset': 'utf-8', 'encoding': 'base64'}
 d['html_only'] is False and d['attachments'] == 1
-d['commands'] == [{'name': 'fixed-by', 'args': '1234abcd5678'}]
+d['commands'] == [{'name': 'fixed-by', 'args': '1234abcd5678', 'understood': True}]
 len(d['comments']) == 1 and d['comments'][0]['text'].startswith('Fixed by the patch')
 d['quarantined'] is None
 EOF

@@ -85,11 +85,50 @@ static void config_reads_every_kind_of_key(void **state)
 	buf_release(&err);
 }
 
+static void config_reads_routing(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct config *c = load_text(
+		"[route]\n"
+		"\tmaintainersFile = docs/MAINTAINERS\n"
+		"\tlists = false\n"
+		"\tmaintainers = yes\n"
+		"\treviewers\n"
+		"\texclude = Bounce Box <Bounces@Example.ORG>\n"
+		"\texclude = *@Lists.Example.NET\n"
+		"[commands]\n"
+		"\ttrusted = *@lab.example.org\n"
+		"\ttrusted = *\n", &err);
+
+	(void)state;
+	if (!c)
+		fail_msg("%s", err.data);
+	assert_string_equal(c->route_file, "docs/MAINTAINERS");
+	assert_int_equal(c->route_lists, 0);
+	assert_int_equal(c->route_maintainers, 1);
+	assert_int_equal(c->route_reviewers, 1);
+	assert_int_equal(c->route_exclude.nr, 2);
+	assert_string_equal(c->route_exclude.v[0], "bounces@example.org");
+	assert_string_equal(c->route_exclude.v[1], "*@lists.example.net");
+	assert_int_equal(c->commands_trusted.nr, 2);
+	assert_string_equal(c->commands_trusted.v[1], "*");
+	config_free(c);
+	c = load_text("[route]\n\tmaintainersFile = none\n", &err);
+	assert_non_null(c);
+	assert_null(c->route_file);
+	config_free(c);
+	buf_release(&err);
+}
+
 static void config_defaults_render_without_a_file(void **state)
 {
 	struct config *c = config_new_defaults();
 
 	(void)state;
+	assert_string_equal(c->route_file, "MAINTAINERS");
+	assert_int_equal(c->route_lists, 1);
+	assert_int_equal(c->route_maintainers, 0);
+	assert_int_equal(c->route_reviewers, 0);
 	assert_string_equal(c->template_name, "report");
 	assert_int_equal(c->max_recipients, 20);
 	assert_int_equal(c->retry_minutes, 5);
@@ -134,6 +173,15 @@ static void config_refuses_what_it_cannot_use(void **state)
 		{ "[polarity]\n\thigher =\n", "polarity.higher: needs a value" },
 		{ "[tree \"linus\"]\n\tlink = x\n", "tree.linus.link: unknown key" },
 		{ "[perfbot \"x\"]\n\tfrom = x\n", "take no subsection" },
+		{ "[route]\n\tmaintainersFile = /etc/MAINTAINERS\n", "route.maintainersfile: '/etc/MAINTAINERS' is not a path inside" },
+		{ "[route]\n\tmaintainersFile = a/../MAINTAINERS\n", "is not a path inside" },
+		{ "[route]\n\tmaintainersFile = docs/\n", "route.maintainersfile: 'docs/' names a directory" },
+		{ "[route]\n\tlists = often\n", "route.lists: 'often' is not a boolean" },
+		{ "[route]\n\texclude = nobody\n", "route.exclude: 'nobody' is neither an address nor *@domain" },
+		{ "[route]\n\texclude = *@\n", "route.exclude: '*@' is neither" },
+		{ "[route]\n\tcc = x@y.org\n", "route.cc: unknown key" },
+		{ "[commands]\n\ttrusted = jane\n", "commands.trusted: 'jane' is not an address pattern" },
+		{ "[commands]\n\ttrusted = a@b <c@d>\n", "commands.trusted" },
 		{ "[perfbot\n", "" },
 	};
 	size_t i;
@@ -238,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_reads_every_kind_of_key),
+		cmocka_unit_test(config_reads_routing),
 		cmocka_unit_test(config_defaults_render_without_a_file),
 		cmocka_unit_test(config_builtin_polarity_when_none_configured),
 		cmocka_unit_test(config_refuses_what_it_cannot_use),

@@ -31,7 +31,7 @@ static const struct reply_case {
 	const char *sender;
 	size_t quoted, new_lines;
 	struct pair comments[4];
-	struct pair commands[4];
+	struct pair commands[6];
 	struct pair trailers[6];
 	size_t problems;
 } cases[] = {
@@ -286,7 +286,7 @@ static const struct reply_case {
 	  { { "Closes", "https://lore.kernel.org/oe-lkp/202603101342.297fb270-lkp@intel.com" } },
 	  0 },
 
-	{ "command forms; unknown ones and missing arguments are problems",
+	{ "command forms; unknown ones and missing arguments are commands not understood",
 	  "> report\n"
 	  "#perfbot frobnicate\n"
 	  "#perfbot fixed-by:\n"
@@ -300,9 +300,10 @@ static const struct reply_case {
 	      "#perfbot frobnicate\n#perfbot fixed-by:\n#perfbot\n#perfbotx invalid\n"
 	      "#perfbot dup-of: <202603101342.297fb270-lkp@intel.com>\n"
 	      "  #PERFBOT Reopen: the fix was reverted\n#perfbot fixed-by 1234abcd" } },
-	  { { "dup-of", "202603101342.297fb270-lkp@intel.com" },
+	  { { "frobnicate", "" }, { "fixed-by", "" },
+	    { "dup-of", "202603101342.297fb270-lkp@intel.com" },
 	    { "reopen", "the fix was reverted" }, { "fixed-by", "1234abcd" } },
-	  { { NULL, NULL } }, 3 },
+	  { { NULL, NULL } }, 1 },
 
 	{ "Gmail's attribution wrapped onto two lines",
 	  "On Tue, Mar 10, 2026 at 5:42 AM kernel test robot <\n"
@@ -443,7 +444,7 @@ static void limits_are_kept(void **state)
 
 	buf_reset(&text);
 	for (i = 0; i < REPLY_MAX_PROBLEMS + 10; i++)
-		buf_adds(&text, "#perfbot what\n");
+		buf_adds(&text, "#perfbot\n");
 	r = reply_analyse(text.data, text.len, NULL);
 	assert_int_equal(r->nr_commands, 0);
 	assert_int_equal(r->nr_problems, REPLY_MAX_PROBLEMS + 1);
@@ -451,6 +452,39 @@ static void limits_are_kept(void **state)
 			    "more problems in the text were not listed");
 	reply_free(r);
 	buf_release(&text);
+}
+
+/* What perfbot does not understand is a command too, marked so: ingest
+ * records it and counts it; the known words are understood in any case. */
+static void commands_not_understood(void **state)
+{
+	static const char text[] =
+		"#perfbot Frobnicate now\n"
+		"#perfbot dup-of\n"
+		"#perfbot UNSUBSCRIBE\n"
+		"#perfbot subscribe: please\n"
+		"#perfbot a-name-of-thirty-three-characters\n"
+		"#perfbot a-name-of-thirty-two-characters-\n";
+	struct reply *r;
+
+	(void)state;
+	r = reply_analyse(text, strlen(text), NULL);
+	assert_int_equal(r->nr_commands, 5);
+	assert_string_equal(r->commands[0].name, "frobnicate");
+	assert_string_equal(r->commands[0].args, "now");
+	assert_false(r->commands[0].understood);
+	assert_string_equal(r->commands[1].name, "dup-of");
+	assert_false(r->commands[1].understood);
+	assert_string_equal(r->commands[2].name, "unsubscribe");
+	assert_true(r->commands[2].understood);
+	assert_string_equal(r->commands[3].name, "subscribe");
+	assert_string_equal(r->commands[3].args, "please");
+	assert_true(r->commands[3].understood);
+	assert_string_equal(r->commands[4].name, "a-name-of-thirty-two-characters-");
+	assert_false(r->commands[4].understood);
+	assert_int_equal(r->nr_problems, 1);
+	assert_non_null(strstr(r->problems[0], "longer than 32 characters"));
+	reply_free(r);
 }
 
 /* A text that is not NUL-terminated is read only up to its length. */
@@ -472,6 +506,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reply_shapes),
 		cmocka_unit_test(limits_are_kept),
+		cmocka_unit_test(commands_not_understood),
 		cmocka_unit_test(length_is_respected),
 	};
 
