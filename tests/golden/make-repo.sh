@@ -103,3 +103,134 @@ Fixture head commit of the legacy plot-order case.
 
 Signed-off-by: Rik van Riel <riel@example.org>
 MSG
+
+# The routing cases (issue 14): a MAINTAINERS file and files of several
+# of its sections, then commits that change, rename and delete them.
+# commit_tree LABEL AUTHOR_NAME AUTHOR_EMAIL EPOCH < MESSAGE: commits the
+# whole work tree (commit() above takes log.txt alone).
+commit_tree() {
+	printf '%s\n' "$1" >> log.txt
+	git add -A
+	GIT_AUTHOR_NAME=$2 GIT_AUTHOR_EMAIL=$3 \
+	GIT_AUTHOR_DATE="@$4 +0000" GIT_COMMITTER_DATE="@$4 +0000" \
+		git commit -q --no-verify --cleanup=verbatim -F -
+	echo "$1 $(git rev-parse HEAD)"
+}
+# put PATH LINE: PATH holds a small C file ending in LINE
+put() {
+	mkdir -p "$(dirname "$1")"
+	printf '/* %s */\n#include <linux/kernel.h>\n\n%s\n' "$1" "$2" > "$1"
+}
+cat > MAINTAINERS <<'MAINT'
+List of maintainers (the fixture of perfbot's routing tests)
+=============================================================
+
+	M: Mail patches to: FullName <address@domain>
+	L: Mailing list that is relevant to this area
+
+Maintainers List
+----------------
+
+CONTROL GROUP (CGROUP)
+M:	Tejun Heo <tj@kernel.example.org>
+M:	Zefan Li <lizefan@example.org>
+R:	Michal Koutný <mkoutny@example.com>
+L:	cgroups@vger.kernel.org
+S:	Maintained
+T:	git git://git.kernel.org/pub/scm/linux/kernel/git/tj/cgroup.git
+F:	Documentation/admin-guide/cgroup-v2.rst
+F:	include/linux/cgroup*
+F:	kernel/cgroup/
+X:	kernel/cgroup/misc.c
+
+MISC CGROUP
+M:	Vipin Sharma <vipin@example.com>
+L:	cgroups@vger.kernel.org
+S:	Maintained
+F:	kernel/cgroup/misc.c
+
+MEMORY MANAGEMENT
+M:	Andrew Morton <akpm@linux-foundation.example.org>
+L:	linux-mm@kvack.org
+S:	Maintained
+W:	http://www.linux-mm.org
+F:	include/linux/mm.h
+F:	mm/
+
+NETWORKING DRIVERS
+M:	Jakub Kicinski <kuba@example.org>
+R:	Tejun Heo <tj@kernel.example.org>
+L:	netdev@vger.kernel.org
+S:	Odd Fixes
+F:	drivers/net/
+X:	drivers/net/wireless/
+
+SOUND
+M:	Takashi Iwai <tiwai@example.com>
+L:	alsa-devel@alsa-project.org (moderated for non-subscribers)
+L:	sound-private@example.org (subscribers-only)
+S:	Maintained
+F:	sound/
+K:	\bsnd_pcm_
+
+THE REST
+M:	Linus Torvalds <torvalds@linux-foundation.org>
+L:	linux-kernel@vger.kernel.org
+S:	Buried alive in reporters
+F:	*
+F:	*/
+MAINT
+put kernel/cgroup/cgroup.c 'static int cgroup_extra;'
+put kernel/cgroup/misc.c 'static int misc_extra;'
+put mm/page_alloc.c 'static int pcp_batch;'
+put include/linux/cgroup.h '#define CGROUP_EXTRA 1'
+put drivers/net/ethernet/e1000/main.c 'static int e1000_quirk;'
+put drivers/net/wireless/ath.c 'static int ath_extra;'
+put sound/core/pcm.c 'static int pcm_extra;'
+put lib/sort.c 'static int sort_extra;'
+commit_tree route-base 'Fixture' 'fixture@example.org' 1767231600 <<'MSG'
+Import MAINTAINERS and the files the routing cases change
+MSG
+
+put kernel/cgroup/cgroup.c 'static int cgroup_extra, cgroup_more;'
+commit_tree route-cgroup 'Jane Dev' 'jane.dev@example.org' 1767232200 <<'MSG'
+cgroup: Count more things
+
+Fixture head commit of a routed case: one section and THE REST.
+
+Signed-off-by: Jane Dev <jane.dev@example.org>
+Acked-by: Tejun Heo <tj@kernel.example.org>
+MSG
+
+git mv mm/page_alloc.c mm/page_alloc_core.c
+put include/linux/cgroup.h '#define CGROUP_EXTRA 2'
+commit_tree route-rename 'Rik van Riel' 'riel@example.org' 1767232800 <<'MSG'
+mm: Move the page allocator's core into a file of its own
+
+Fixture head commit of a routed case: a rename in one section and a
+change in another.
+
+Signed-off-by: Rik van Riel <riel@example.org>
+MSG
+
+git rm -q drivers/net/wireless/ath.c
+put drivers/net/ethernet/e1000/main.c 'static int e1000_quirk, e1000_other;'
+printf 'void f(void) { snd_pcm_period_elapsed(0); }\n' >> lib/sort.c
+commit_tree route-delete 'Dev Net' 'dev.net@example.org' 1767233400 <<'MSG'
+net: Drop the ath stub and call snd_pcm from lib
+
+Fixture head commit of a routed case: a deletion under an X: exclusion,
+a change in a section with a reviewer of another, and a K: keyword.
+
+Signed-off-by: Dev Net <dev.net@example.org>
+MSG
+
+put kernel/cgroup/misc.c 'static int misc_extra, misc_more;'
+commit_tree route-misc 'Vipin Sharma' 'vipin@example.com' 1767234000 <<'MSG'
+cgroup/misc: Count more things
+
+Fixture head commit of a routed case: X: takes the file from its parent
+section.
+
+Signed-off-by: Vipin Sharma <vipin@example.com>
+MSG

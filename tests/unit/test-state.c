@@ -177,6 +177,13 @@ static int64_t schema_rows(const char *dbpath, int64_t *max)
 	return n;
 }
 
+/* SQL that takes the routing step (schema 4, issue 14) off a database, so
+ * that the tests can make the older versions from a new one. */
+#define UNDO_ROUTING \
+	"ALTER TABLE reports DROP COLUMN maintainer_addrs; " \
+	"ALTER TABLE commands DROP COLUMN applied; ALTER TABLE commands DROP COLUMN why; " \
+	"DROP TABLE exclusions; "
+
 static void reopen_keeps_data_and_migrates_once(void **state)
 {
 	struct fixture *f = *state;
@@ -225,13 +232,14 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 				      "(1, 0, 'author@example.org', 250, '2.0.0 ok'); "
 				      "ALTER TABLE reports DROP COLUMN rcpt_results; "
 				      "INSERT INTO flags VALUES ('archive_owed', 1); "
-				      "DELETE FROM schema_version WHERE version = 3; COMMIT",
+				      UNDO_ROUTING
+				      "DELETE FROM schema_version WHERE version >= 3; COMMIT",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(schema_rows(path.data, &max), 2);
 	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 2");
-	assert_int_equal(schema_rows(path.data, &max), 3);
-	assert_int_equal(max, 3);
+	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
+	assert_int_equal(max, STATE_SCHEMA_VERSION);
 	assert_int_equal(state_report_results(f->st, id, &rows, &nr, &err), 0);
 	assert_int_equal(nr, 2);
 	assert_string_equal(rows[0].address, "author@example.org");
@@ -262,13 +270,14 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 				      "(1, 1, 'list@example.org', 550, '5.1.1 no'); "
 				      "ALTER TABLE reports DROP COLUMN rcpt_results; "
 				      "DROP TABLE flags; "
+				      UNDO_ROUTING
 				      "DELETE FROM schema_version WHERE version > 1; COMMIT",
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(schema_rows(path.data, &max), 1);
 	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 1");
-	assert_int_equal(schema_rows(path.data, &max), 3);
-	assert_int_equal(max, 3);
+	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
+	assert_int_equal(max, STATE_SCHEMA_VERSION);
 	assert_int_equal(state_delivery_unfinished(f->st, &since, &err), 0);
 	get(f->st, id, &r);
 	assert_non_null(r.mail);
@@ -1074,6 +1083,133 @@ static void names_round_trip(void **state)
 	assert_string_equal(state_kind_name(STATE_KIND_FOLLOWUP), "followup");
 }
 
+/* Routing (issue 14): who may steer a thread, what became of each
+ * command, the exclusion list, and the step that brings a version 3
+ * database to them. */
+static void routing_records(void **state)
+{
+	struct fixture *f = *state;
+	struct state_report r;
+	struct state_message m;
+	struct state_commands cmds = { 0 };
+	struct state_trailers tr = { 0 };
+	struct state_exclusions xs = { 0 };
+	struct state_exclusion x;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	int64_t report, other, follow;
+	char *people;
+	sqlite3 *db;
+
+	report_init(&r, "root@example.org", "k");
+	r.cc_addrs = "List@Example.org\nann@example.org";
+	r.maintainer_addrs = "tj@kernel.org\nx86@kernel.org";
+	report = add(f->st, &r);
+	other = add_report(f->st, "other@example.org", "k2");
+	report_init(&r, "follow@example.org", "k");
+	r.kind = STATE_KIND_FOLLOWUP;
+	r.parent_id = report;
+	r.to_addrs = "later@example.org";
+	follow = add(f->st, &r);
+	(void)follow;
+	assert_int_equal(state_report_may_steer(f->st, report, "AUTHOR@example.org", &err), 1);
+	assert_int_equal(state_report_may_steer(f->st, report, "list@example.org", &err), 1);
+	assert_int_equal(state_report_may_steer(f->st, report, "ann@example.org", &err), 1);
+	assert_int_equal(state_report_may_steer(f->st, report, "TJ@kernel.org", &err), 1);
+	assert_int_equal(state_report_may_steer(f->st, report, "later@example.org", &err), 1);
+	assert_int_equal(state_report_may_steer(f->st, report, "nn@example.org", &err), 0);
+	assert_int_equal(state_report_may_steer(f->st, report, "j@kernel.org", &err), 0);
+	assert_int_equal(state_report_may_steer(f->st, other, "tj@kernel.org", &err), 0);
+	assert_int_equal(state_report_may_steer(f->st, other, "author@example.org", &err), 1);
+	ok(state_report_maintainers(f->st, report, &people, &err), &err, "maintainers");
+	assert_string_equal(people, "tj@kernel.org\nx86@kernel.org");
+	free(people);
+	ok(state_report_maintainers(f->st, other, &people, &err), &err, "maintainers");
+	assert_null(people);
+
+	memset(&m, 0, sizeof(m));
+	m.message_id = "reply@x.org";
+	m.report_id = report;
+	m.ingested = 1;
+	ok(state_message_add(f->st, &m, NULL, &err), &err, "message");
+	ok(state_command_record(f->st, report, "reply@x.org", "invalid", "", "Eve <eve@x.org>", T0, 0,
+				"from eve@x.org, who is not among the report's recipients", &err), &err, "record");
+	ok(state_command_record(f->st, report, "reply@x.org", "invalid", "", "Eve <eve@x.org>", T0, 1,
+				NULL, &err), &err, "the same again changes nothing");
+	ok(state_command_record(f->st, report, "reply@x.org", "frob", "x", "Eve <eve@x.org>", T0, 0,
+				"not understood", &err), &err, "record");
+	ok(state_command_add(f->st, report, "reply@x.org", "reopen", "", "Eve <eve@x.org>", T0, &err),
+	   &err, "add");
+	ok(state_trailer_add(f->st, "reply@x.org", "Tested-by", "Eve <eve@x.org>", &err), &err, "trailer");
+	ok(state_command_list(f->st, report, 0, &cmds, &err), &err, "list");
+	assert_int_equal(cmds.nr, 3);
+	assert_string_equal(cmds.v[0].name, "invalid");
+	assert_false(cmds.v[0].applied);
+	assert_string_equal(cmds.v[0].why, "from eve@x.org, who is not among the report's recipients");
+	assert_string_equal(cmds.v[2].name, "reopen");
+	assert_true(cmds.v[2].applied);
+	assert_null(cmds.v[2].why);
+	assert_int_equal(cmds.v[1].report_id, report);
+	state_commands_release(&cmds);
+	ok(state_command_list(f->st, 0, 1, &cmds, &err), &err, "list");
+	assert_int_equal(cmds.nr, 2);
+	state_commands_release(&cmds);
+	ok(state_command_list(f->st, other, 0, &cmds, &err), &err, "list");
+	assert_int_equal(cmds.nr, 0);
+	state_commands_release(&cmds);
+	ok(state_trailer_list(f->st, report, &tr, &err), &err, "trailers");
+	assert_int_equal(tr.nr, 1);
+	assert_string_equal(tr.v[0].message_id, "reply@x.org");
+	assert_string_equal(tr.v[0].value, "Eve <eve@x.org>");
+	state_trailers_release(&tr);
+
+	x.address = "Jane@Example.org";
+	x.who = "Jane Dœ <Jane@Example.org>";
+	x.date = T0;
+	x.message_id = "reply@x.org";
+	ok(state_exclusion_add(f->st, &x, &err), &err, "exclude");
+	x.date = T0 + 60;
+	ok(state_exclusion_add(f->st, &x, &err), &err, "again: replaced");
+	x.address = "bob@example.org";
+	x.who = "bob@example.org";
+	x.message_id = NULL;
+	ok(state_exclusion_add(f->st, &x, &err), &err, "exclude");
+	ok(state_exclusion_list(f->st, &xs, &err), &err, "exclusions");
+	assert_int_equal(xs.nr, 2);
+	assert_string_equal(xs.v[0].address, "bob@example.org");
+	assert_null(xs.v[0].message_id);
+	assert_string_equal(xs.v[1].address, "jane@example.org");
+	assert_string_equal(xs.v[1].who, "Jane Dœ <Jane@Example.org>");
+	assert_int_equal(xs.v[1].date, T0 + 60);
+	state_exclusions_release(&xs);
+	assert_int_equal(state_exclusion_remove(f->st, "JANE@example.org", &err), 1);
+	assert_int_equal(state_exclusion_remove(f->st, "jane@example.org", &err), 0);
+	ok(state_exclusion_list(f->st, &xs, &err), &err, "exclusions");
+	assert_int_equal(xs.nr, 1);
+	state_exclusions_release(&xs);
+
+	/* version 3 -> 4: commands recorded before were applied blindly */
+	state_close(f->st);
+	f->st = NULL;
+	buf_addf(&path, "%s/state.db", f->state);
+	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "BEGIN; " UNDO_ROUTING
+				      "DELETE FROM schema_version WHERE version >= 4; COMMIT",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 3");
+	ok(state_command_list(f->st, report, 0, &cmds, &err), &err, "list");
+	assert_int_equal(cmds.nr, 3);
+	assert_true(cmds.v[0].applied);
+	assert_null(cmds.v[0].why);
+	state_commands_release(&cmds);
+	ok(state_exclusion_list(f->st, &xs, &err), &err, "exclusions");
+	assert_int_equal(xs.nr, 0);
+	assert_int_equal(state_report_may_steer(f->st, report, "tj@kernel.org", &err), 0);
+	assert_int_equal(state_report_may_steer(f->st, report, "ann@example.org", &err), 1);
+	buf_release(&err);
+	buf_release(&path);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1094,6 +1230,7 @@ int main(void)
 		T(bad_reports_are_refused),
 		T(followups_join_the_thread),
 		T(ingest_accessors),
+		T(routing_records),
 		T(begin_groups_and_rollback_undoes),
 		T(lock_is_exclusive_in_process),
 		T(lock_dies_with_its_process),
