@@ -24,7 +24,7 @@ struct sec {
 	size_t first, end;
 	int named;		/* typevalue[first - 1] is its name line */
 	struct maintainers_section pub;
-	size_t *x;		/* its X: patterns (indexes into m->fpats) */
+	size_t x_first;		/* its X: patterns: m->xs[x_first..x_first+nr_x) */
 	size_t nr_x;
 	char *own_name;		/* the name when it is built, else NULL */
 };
@@ -45,10 +45,8 @@ struct gclass {
 /* An F: or X: pattern. */
 struct fpat {
 	const char *v;		/* as written */
-	union {
-		struct gtok *tok;	/* F_GLOB */
-		struct perlre *re;	/* F_REGEX: "^" + the converted pattern */
-	} u;
+	struct perlre *re;	/* F_REGEX: "^" + the converted pattern */
+	uint32_t tok;		/* F_GLOB: its tokens, m->toks[tok..tok+nr_tok) */
 	uint32_t tv;
 	uint32_t sec;
 	uint32_t len;
@@ -78,8 +76,11 @@ struct bucket {
 };
 
 struct maintainers {
-	char *text;
+	char *text;		/* text_len bytes and a NUL; lines end in NUL */
+	size_t text_len;
 	char *name;
+	char *image;		/* maintainers_load(): the image every array but
+				 * npats and kpats points into; else NULL */
 	struct tv *tv;
 	size_t nr_tv, alloc_tv;
 	struct sec *secs;
@@ -88,6 +89,10 @@ struct maintainers {
 	size_t nr_fpats, alloc_fpats;
 	struct gclass *classes;
 	size_t nr_classes, alloc_classes;
+	struct gtok *toks;	/* the glob patterns' tokens, one array */
+	size_t nr_toks, alloc_toks;
+	uint32_t *xs;		/* the sections' X: patterns, one array */
+	size_t nr_xs, alloc_xs;
 	struct rpat *npats;
 	size_t nr_npats, alloc_npats;
 	struct rpat *kpats;
@@ -215,8 +220,13 @@ static void class_add(struct gclass *c, unsigned char ch)
  */
 static int compile_glob(struct maintainers *m, struct fpat *f)
 {
-	size_t i, n = 0;
-	struct gtok *tok = xcalloc(f->len ? f->len : 1, sizeof(*tok));
+	size_t i, n = 0, start = m->nr_toks;
+	struct gtok *tok;
+
+	/* at most one token a character: room for all of them at once */
+	ALLOC_GROW(m->toks, start + f->len + 1, m->alloc_toks);
+	tok = m->toks + start;
+	memset(tok, 0, (f->len + 1) * sizeof(*tok));
 
 	for (i = 0; i < f->len; i++) {
 		unsigned char c = (unsigned char)f->v[i];
@@ -273,12 +283,12 @@ static int compile_glob(struct maintainers *m, struct fpat *f)
 			n++;
 		}
 	}
-	f->u.tok = tok;
-	f->nr_tok = n;
+	f->tok = (uint32_t)start;
+	f->nr_tok = (uint32_t)n;
+	m->nr_toks = start + n;
 	return 0;
 regex:
-	free(tok);
-	return -1;
+	return -1;	/* m->nr_toks unchanged: the tokens written are dropped */
 }
 
 static int gtok_match(const struct maintainers *m, const struct gtok *t, unsigned char c)
@@ -420,7 +430,7 @@ static void add_fpat(struct maintainers *m, size_t tv, size_t sec)
 
 		buf_addc(&re, '^');
 		convert_glob(&re, v, f->len);
-		if (perlre_new(re.data, re.len, 0, &f->u.re, &err) < 0) {
+		if (perlre_new(re.data, re.len, 0, &f->re, &err) < 0) {
 			f->kind = F_BROKEN;
 			note(m, m->tv[tv].line, "%s: %s: never matches", v, err.data);
 		} else {
@@ -432,8 +442,12 @@ static void add_fpat(struct maintainers *m, size_t tv, size_t sec)
 	if (m->tv[tv].type == 'X') {
 		struct sec *s = &m->secs[sec];
 
-		s->x = xrealloc(s->x, (s->nr_x + 1) * sizeof(*s->x));
-		s->x[s->nr_x++] = m->nr_fpats;
+		/* sections are read in order: each one's X: lines are a run */
+		if (!s->nr_x)
+			s->x_first = m->nr_xs;
+		ALLOC_GROW(m->xs, m->nr_xs + 1, m->alloc_xs);
+		m->xs[m->nr_xs++] = (uint32_t)m->nr_fpats;
+		s->nr_x++;
 	}
 	m->nr_fpats++;
 }
@@ -563,6 +577,7 @@ int maintainers_parse(const char *name, struct buf *text, struct maintainers **o
 	buf_init(&m->notes);
 	/* the values point into the text: take it rather than copy it */
 	m->text = buf_detach(text, NULL);
+	m->text_len = len;
 	if (read_lines(m, len, err) < 0) {
 		maintainers_free(m);
 		return -1;
@@ -585,31 +600,324 @@ void maintainers_free(struct maintainers *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nr_fpats; i++) {
-		if (m->fpats[i].kind == F_GLOB)
-			free(m->fpats[i].u.tok);
-		else if (m->fpats[i].kind == F_REGEX)
-			perlre_free(m->fpats[i].u.re);
-	}
+	for (i = 0; i < m->nr_fpats; i++)
+		perlre_free(m->fpats[i].re);
 	for (i = 0; i < m->nr_npats; i++)
 		rpat_release(&m->npats[i]);
 	for (i = 0; i < m->nr_kpats; i++)
 		rpat_release(&m->kpats[i]);
-	for (i = 0; i < m->nr_secs; i++) {
-		free(m->secs[i].x);
+	for (i = 0; i < m->nr_secs; i++)
 		free(m->secs[i].own_name);
-	}
-	free(m->fpats);
-	free(m->classes);
 	free(m->npats);
 	free(m->kpats);
+	buf_release(&m->notes);
+	if (m->image) {
+		free(m->image);
+		free(m);
+		return;
+	}
+	free(m->fpats);
+	free(m->toks);
+	free(m->xs);
+	free(m->classes);
 	free(m->secs);
 	free(m->tv);
 	free(m->buckets);
 	free(m->text);
 	free(m->name);
-	buf_release(&m->notes);
 	free(m);
+}
+
+/* ---- the image (maintainers_image(), maintainers_load()) ---- */
+
+/*
+ * The image is the parsed structure itself: the text, then each array as
+ * it is in memory, with every pointer written as an offset into the text
+ * (UINTPTR_MAX for none), so that loading is one read and one pass that
+ * checks each index and turns offsets back into pointers.  It is only
+ * read by the build that wrote it: IMAGE_VERSION and the sizes of the
+ * structs make up image_layout(), and an image of another layout is
+ * refused (and made again by the caller).  Bump IMAGE_VERSION whenever
+ * struct tv, sec, fpat, gtok, gclass or bucket changes.
+ */
+#define IMAGE_VERSION 1
+#define IMAGE_MAGIC "perfbot MAINTAINERS image\n"
+#define IMAGE_NONE UINTPTR_MAX
+
+struct image_head {
+	char magic[32];
+	uint64_t layout;
+	char key[MAINTAINERS_IMAGE_KEY];
+	uint64_t size;		/* bytes, the head included */
+	uint64_t text_len, name_len, notes_len;
+	uint64_t nr_tv, nr_secs, nr_fpats, nr_toks, nr_classes, nr_xs, nr_buckets;
+};
+
+static uint64_t image_layout(void)
+{
+	const uint64_t v[] = {
+		IMAGE_VERSION, sizeof(struct image_head), sizeof(struct tv), sizeof(struct sec),
+		sizeof(struct fpat), sizeof(struct gtok), sizeof(struct gclass),
+		sizeof(struct bucket), sizeof(void *), offsetof(struct fpat, kind),
+		offsetof(struct sec, pub), offsetof(struct tv, type),
+	};
+	uint64_t h = 14695981039346656037u;
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		h = (h ^ v[i]) * 1099511628211u;
+	return h;
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Appends n bytes at p, then zeros to the next multiple of 8. */
+static void image_put(struct buf *out, const void *p, size_t n)
+{
+	static const char zeros[8];
+
+	buf_add(out, p, n);
+	buf_add(out, zeros, align8(out->len) - out->len);
+}
+
+static uintptr_t text_offset(const struct maintainers *m, const char *p)
+{
+	if (!p || p < m->text || p > m->text + m->text_len)
+		return IMAGE_NONE;
+	return (uintptr_t)(p - m->text);
+}
+
+int maintainers_image(const struct maintainers *m, const char *key, struct buf *out)
+{
+	struct image_head h;
+	size_t i, start = out->len;
+
+	if (strlen(key) >= sizeof(h.key))
+		return -1;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, IMAGE_MAGIC, sizeof(IMAGE_MAGIC) - 1);
+	h.layout = image_layout();
+	memcpy(h.key, key, strlen(key));
+	h.text_len = m->text_len;
+	h.name_len = strlen(m->name);
+	h.notes_len = m->notes.len;
+	h.nr_tv = m->nr_tv;
+	h.nr_secs = m->nr_secs;
+	h.nr_fpats = m->nr_fpats;
+	h.nr_toks = m->nr_toks;
+	h.nr_classes = m->nr_classes;
+	h.nr_xs = m->nr_xs;
+	h.nr_buckets = m->nr_buckets;
+	image_put(out, &h, sizeof(h));
+	image_put(out, m->text, m->text_len + 1);
+	image_put(out, m->name, h.name_len + 1);
+	image_put(out, m->notes.data, m->notes.len + 1);
+	for (i = 0; i < m->nr_tv; i++) {
+		struct tv t = m->tv[i];
+
+		t.value = (const char *)text_offset(m, t.value);
+		buf_add(out, &t, sizeof(t));
+	}
+	image_put(out, NULL, 0);
+	for (i = 0; i < m->nr_secs; i++) {
+		struct sec c = m->secs[i];
+
+		c.pub.name = (const char *)(c.own_name ? IMAGE_NONE : text_offset(m, c.pub.name));
+		c.pub.status = (const char *)text_offset(m, *c.pub.status ? c.pub.status : NULL);
+		c.own_name = NULL;
+		buf_add(out, &c, sizeof(c));
+	}
+	image_put(out, NULL, 0);
+	for (i = 0; i < m->nr_fpats; i++) {
+		struct fpat f = m->fpats[i];
+
+		f.v = NULL;	/* the tv's value */
+		f.re = NULL;	/* made again */
+		buf_add(out, &f, sizeof(f));
+	}
+	image_put(out, NULL, 0);
+	image_put(out, m->toks, m->nr_toks * sizeof(*m->toks));
+	image_put(out, m->classes, m->nr_classes * sizeof(*m->classes));
+	image_put(out, m->xs, m->nr_xs * sizeof(*m->xs));
+	for (i = 0; i < m->nr_buckets; i++) {
+		struct bucket b = m->buckets[i];
+
+		b.key = (const char *)text_offset(m, b.key);
+		buf_add(out, &b, sizeof(b));
+	}
+	image_put(out, NULL, 0);
+	/* the size, now that it is known */
+	h.size = out->len - start;
+	memcpy(out->data + start, &h, sizeof(h));
+	return 0;
+}
+
+/* The section of the image at *off of n elements of size each: NULL when
+ * it does not fit in len. */
+static void *image_take(char *image, size_t len, size_t *off, uint64_t n, size_t size)
+{
+	void *p = image + *off;
+
+	if (n > (len - *off) / (size ? size : 1))
+		return NULL;
+	*off = align8(*off + (size_t)n * size);
+	if (*off > len)
+		return NULL;
+	return p;
+}
+
+/* A NUL-terminated string of the image at *off, n bytes long. */
+static char *image_string(char *image, size_t len, size_t *off, uint64_t n)
+{
+	char *p = image_take(image, len, off, n + 1, 1);
+
+	return p && n < len && p[n] == '\0' ? p : NULL;
+}
+
+/* Checks every index of a loaded image and turns its offsets into
+ * pointers; rebuilds the regexes.  0, or -1 (a word of why in *why). */
+static int image_fix(struct maintainers *m, const char **why)
+{
+	size_t i, j;
+
+	/* what maintainers_free() frees, cleared first: safe at any failure */
+	for (i = 0; i < m->nr_secs; i++)
+		m->secs[i].own_name = NULL;
+	for (i = 0; i < m->nr_fpats; i++)
+		m->fpats[i].re = NULL;
+
+	for (i = 0; i < m->nr_tv; i++) {
+		struct tv *t = &m->tv[i];
+		uintptr_t off = (uintptr_t)t->value;
+
+		if (off >= m->text_len || t->len > m->text_len - off || m->text[off + t->len] ||
+		    (t->type && (t->type < 'A' || t->type > 'Z')))
+			return *why = "a line", -1;
+		t->value = m->text + off;
+	}
+	for (i = 0; i < m->nr_secs; i++) {
+		struct sec *c = &m->secs[i];
+		uintptr_t name = (uintptr_t)c->pub.name, status = (uintptr_t)c->pub.status;
+
+		if (c->first >= c->end || c->end > m->nr_tv || (c->named && !c->first) ||
+		    c->nr_x > m->nr_xs || c->x_first > m->nr_xs - c->nr_x ||
+		    (name != IMAGE_NONE && name >= m->text_len) ||
+		    (status != IMAGE_NONE && status >= m->text_len))
+			return *why = "a section", -1;
+		if (name == IMAGE_NONE)
+			c->own_name = tv_text(&m->tv[c->first]);
+		c->pub.name = name == IMAGE_NONE ? c->own_name : m->text + name;
+		c->pub.status = status == IMAGE_NONE ? "" : m->text + status;
+	}
+	for (i = 0; i < m->nr_toks; i++) {
+		const struct gtok *t = &m->toks[i];
+
+		if (t->kind != 'l' && t->kind != '?' && t->kind != '*' &&
+		    (t->kind != '[' || t->cls >= m->nr_classes))
+			return *why = "a glob", -1;
+	}
+	for (i = 0; i < m->nr_xs; i++)
+		if (m->xs[i] >= m->nr_fpats)
+			return *why = "an X: line", -1;
+	for (i = 0; i < m->nr_fpats; i++) {
+		struct fpat *f = &m->fpats[i];
+
+		if (f->tv >= m->nr_tv || f->sec >= m->nr_secs || f->len != m->tv[f->tv].len ||
+		    f->kind > F_BROKEN || f->key > f->len || f->next < -1 ||
+		    f->next >= (int64_t)m->nr_fpats ||
+		    (f->kind == F_GLOB && (f->tok > m->nr_toks || f->nr_tok > m->nr_toks - f->tok)))
+			return *why = "a pattern", -1;
+		f->v = m->tv[f->tv].value;
+		if (f->kind == F_REGEX) {
+			struct buf re = BUF_INIT;
+
+			buf_addc(&re, '^');
+			convert_glob(&re, f->v, f->len);
+			if (perlre_new(re.data, re.len, 0, &f->re, NULL) < 0)
+				f->kind = F_BROKEN;	/* it parsed when the image was made */
+			buf_release(&re);
+		}
+	}
+	if (!m->nr_buckets || (m->nr_buckets & (m->nr_buckets - 1)))
+		return *why = "the index", -1;
+	for (i = 0; i < m->nr_buckets; i++) {
+		struct bucket *b = &m->buckets[i];
+		uintptr_t off = (uintptr_t)b->key;
+
+		if ((off != IMAGE_NONE && (off > m->text_len || b->len > m->text_len - off)) ||
+		    b->head < -1 || b->head >= (int64_t)m->nr_fpats)
+			return *why = "the index", -1;
+		b->key = off == IMAGE_NONE ? NULL : m->text + off;
+	}
+	/* the N: and K: regexes, made again as build_sections() makes them
+	 * (their notes are the image's already) */
+	for (i = 0; i < m->nr_secs; i++)
+		for (j = m->secs[i].first; j < m->secs[i].end; j++)
+			if (m->tv[j].type == 'N' || m->tv[j].type == 'K')
+				add_rpat(m, j, i);
+	return 0;
+}
+
+int maintainers_load(const char *key, char *image, size_t len, struct maintainers **out,
+		     struct buf *err)
+{
+	struct image_head h;
+	struct maintainers *m;
+	const char *why = "its size";
+	size_t off = align8(sizeof(h));
+	char *notes;
+
+	*out = NULL;
+	if (len < sizeof(h)) {
+		free(image);
+		return err_set(err, "not a MAINTAINERS image: too short");
+	}
+	memcpy(&h, image, sizeof(h));
+	if (memcmp(h.magic, IMAGE_MAGIC, sizeof(IMAGE_MAGIC) - 1) || h.layout != image_layout()) {
+		free(image);
+		return err_set(err, "not a MAINTAINERS image of this perfbot");
+	}
+	if (strnlen(h.key, sizeof(h.key)) == sizeof(h.key) || strcmp(h.key, key)) {
+		free(image);
+		return err_set(err, "a MAINTAINERS image of another file");
+	}
+	m = xcalloc(1, sizeof(*m));
+	m->image = image;
+	buf_init(&m->notes);
+	m->text_len = (size_t)h.text_len;
+	if (h.size != len || h.text_len != m->text_len ||
+	    !(m->text = image_string(image, len, &off, h.text_len)) ||
+	    !(m->name = image_string(image, len, &off, h.name_len)) ||
+	    !(notes = image_string(image, len, &off, h.notes_len)) ||
+	    !(m->tv = image_take(image, len, &off, h.nr_tv, sizeof(*m->tv))) ||
+	    !(m->secs = image_take(image, len, &off, h.nr_secs, sizeof(*m->secs))) ||
+	    !(m->fpats = image_take(image, len, &off, h.nr_fpats, sizeof(*m->fpats))) ||
+	    !(m->toks = image_take(image, len, &off, h.nr_toks, sizeof(*m->toks))) ||
+	    !(m->classes = image_take(image, len, &off, h.nr_classes, sizeof(*m->classes))) ||
+	    !(m->xs = image_take(image, len, &off, h.nr_xs, sizeof(*m->xs))) ||
+	    !(m->buckets = image_take(image, len, &off, h.nr_buckets, sizeof(*m->buckets))) ||
+	    off != len)
+		goto bad;
+	m->nr_tv = (size_t)h.nr_tv;
+	m->nr_secs = (size_t)h.nr_secs;
+	m->nr_fpats = (size_t)h.nr_fpats;
+	m->nr_toks = (size_t)h.nr_toks;
+	m->nr_classes = (size_t)h.nr_classes;
+	m->nr_xs = (size_t)h.nr_xs;
+	m->nr_buckets = (size_t)h.nr_buckets;
+	if (image_fix(m, &why) < 0)
+		goto bad;
+	buf_reset(&m->notes);
+	buf_add(&m->notes, notes, (size_t)h.notes_len);
+	*out = m;
+	return 0;
+bad:
+	/* the counts are set only once image_fix() has cleared what they free */
+	maintainers_free(m);
+	return err_set(err, "a damaged MAINTAINERS image (%s)", why);
 }
 
 const char *maintainers_notes(const struct maintainers *m)
@@ -641,13 +949,13 @@ static int fpat_match(struct maintainers *m, struct fpat *f, const char *file, i
 	case F_PLAIN:
 		return !strncmp(file, f->v, f->len);
 	case F_GLOB:
-		return glob_prefix(m, f->u.tok, f->nr_tok, file);
+		return glob_prefix(m, m->toks + f->tok, f->nr_tok, file);
 	case F_REGEX:
-		r = perlre_match(f->u.re, file, &err);
+		r = perlre_match(f->re, file, &err);
 		if (r < 0) {
 			note(m, m->tv[f->tv].line, "%s: %s: never matches", f->v, err.data);
-			perlre_free(f->u.re);
-			f->u.re = NULL;
+			perlre_free(f->re);
+			f->re = NULL;
 			f->kind = F_BROKEN;
 			r = 0;
 		}
@@ -787,7 +1095,7 @@ static size_t path_sections(struct maintainers *m, const char *file, struct cand
 		if (i + 1 < n && c[i + 1].sec == c[i].sec)
 			continue;
 		for (x = 0; x < s->nr_x && !excluded; x++)
-			excluded = fpat_match(m, &m->fpats[s->x[x]], file, slashes);
+			excluded = fpat_match(m, &m->fpats[m->xs[s->x_first + x]], file, slashes);
 		if (!excluded)
 			c[k++] = c[i];
 	}

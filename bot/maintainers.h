@@ -186,6 +186,22 @@ struct maintainers_selection {
 int maintainers_parse(const char *name, struct buf *text, struct maintainers **out, struct buf *err);
 void maintainers_free(struct maintainers *m);
 
+/*
+ * The parse kept for later runs (bot/route.h keeps it in a file): an
+ * image of m, appended to out, marked with key (the blob id, at most
+ * MAINTAINERS_IMAGE_KEY - 1 bytes; -1 when longer).  Make it right after
+ * maintainers_parse(), before any match.  maintainers_load() takes an
+ * image back (only one written by this very build: another layout is
+ * refused) into a new *out, checking every index in it; it takes over
+ * image (malloc'd, len bytes) in any case.  -1 with a message for an
+ * image that is of another build or key, or damaged.  The loaded m is
+ * what the parse gave, notes included.
+ */
+#define MAINTAINERS_IMAGE_KEY 64
+int maintainers_image(const struct maintainers *m, const char *key, struct buf *out);
+int maintainers_load(const char *key, char *image, size_t len, struct maintainers **out,
+		     struct buf *err);
+
 /* "NAME:LINE: ..." lines, one per pattern that can never match; "" when
  * all are usable.  Grows when maintainers_match() finds a pattern that
  * glibc refuses (not expected).  Owned by m. */

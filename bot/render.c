@@ -81,22 +81,14 @@ void render_env_close(struct render_env *env)
 int render_env_read_exclusions(struct render_env *env, struct state *st, struct buf *err)
 {
 	struct state_exclusions list = { 0 };
-	struct state *own = NULL;
 	size_t i;
-	int ret;
 
 	exclusions_free(env);
-	if (!st) {
-		if (!state_exists(env->cfg->state))
-			return 0;
-		if (state_open(env->cfg->state, &own, err) < 0)
-			return -1;
-		st = own;
-	}
-	ret = state_exclusion_list(st, &list, err);
-	state_close(own);
-	if (ret < 0)
+	if ((st ? state_exclusion_list(st, &list, err)
+		: state_exclusion_read(env->cfg->state, &list, err)) < 0) {
+		state_exclusions_release(&list);
 		return -1;
+	}
 	env->excluded = xcalloc(list.nr ? list.nr : 1, sizeof(*env->excluded));
 	for (i = 0; i < list.nr; i++) {
 		env->excluded[i].address = list.v[i].address;

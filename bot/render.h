@@ -84,8 +84,8 @@ void render_env_close(struct render_env *env);
 /*
  * Reads the addresses #perfbot unsubscribe stored (state.h) into env, so
  * that what is rendered leaves them out: from st, or, when st is NULL,
- * from perfbot.state's database if there is one (opened and closed
- * again; none is created).  0 or -1 with a message.
+ * from perfbot.state's database if there is one (read-only, with
+ * state_exclusion_read(); none is created).  0 or -1 with a message.
  */
 int render_env_read_exclusions(struct render_env *env, struct state *st, struct buf *err);
 

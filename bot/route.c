@@ -1,6 +1,13 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "patch.h"
 #include "route.h"
@@ -64,8 +71,150 @@ void route_result_release(struct route_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-/* The parsed file of blob: kept from earlier in the run, else read and
- * parsed (the least recently used one making room). */
+/* ---- the cache folder: a parse's image per blob ---- */
+
+#define IMAGE_PREFIX "maintainers-"
+#define IMAGE_MAX_SIZE (8 * (size_t)MAINTAINERS_MAX_SIZE)	/* an image is about 3x its file */
+
+static void image_path(struct buf *out, const char *dir, const char *blob)
+{
+	buf_reset(out);
+	buf_addf(out, "%s/" IMAGE_PREFIX "%s", dir, blob);
+}
+
+/* The parse of blob from its image: 0 with *out set, else 1 (none, or one
+ * that will not do: it is made again). */
+static int image_read(struct route *r, const char *blob, struct maintainers **out)
+{
+	struct buf path = BUF_INIT;
+	struct stat sb;
+	char *bytes = NULL;
+	size_t got = 0;
+	int fd, ret = 1;
+
+	image_path(&path, r->cache_dir, blob);
+	fd = open(path.data, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	buf_release(&path);
+	if (fd < 0)
+		return 1;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 ||
+	    (uintmax_t)sb.st_size > IMAGE_MAX_SIZE)
+		goto out;
+	bytes = xmalloc((size_t)sb.st_size);
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = read(fd, bytes + got, (size_t)sb.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != (size_t)sb.st_size)
+		goto out;
+	ret = maintainers_load(blob, bytes, got, out, NULL) < 0;
+	bytes = NULL;	/* taken */
+	if (!ret)
+		(void)futimens(fd, NULL);	/* its mtime is its last use */
+out:
+	free(bytes);
+	close(fd);
+	return ret;
+}
+
+struct image_age {
+	char *name;
+	time_t used;
+};
+
+static int by_age(const void *a, const void *b)
+{
+	const struct image_age *x = a, *y = b;
+
+	if (x->used != y->used)
+		return x->used > y->used ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Removes all but the ROUTE_CACHE_KEEP images used last. */
+static void image_prune(const char *dir)
+{
+	struct image_age *v = NULL;
+	size_t nr = 0, alloc = 0, i;
+	struct buf path = BUF_INIT;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat sb;
+
+		if (strncmp(e->d_name, IMAGE_PREFIX, strlen(IMAGE_PREFIX)))
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, e->d_name);
+		if (lstat(path.data, &sb) < 0 || !S_ISREG(sb.st_mode))
+			continue;
+		ALLOC_GROW(v, nr + 1, alloc);
+		v[nr].name = xstrdup(path.data);
+		v[nr].used = sb.st_mtime;
+		nr++;
+	}
+	closedir(d);
+	if (nr > ROUTE_CACHE_KEEP) {
+		qsort(v, nr, sizeof(*v), by_age);
+		for (i = ROUTE_CACHE_KEEP; i < nr; i++)
+			unlink(v[i].name);
+	}
+	for (i = 0; i < nr; i++)
+		free(v[i].name);
+	free(v);
+	buf_release(&path);
+}
+
+/* Keeps m's image for later runs: written whole or not at all (a temp
+ * file, fsync, rename).  A failure only costs the next run a parse. */
+static void image_write(struct route *r, const char *blob, const struct maintainers *m)
+{
+	struct buf image = BUF_INIT, path = BUF_INIT, tmp = BUF_INIT;
+	size_t done = 0;
+	int fd, ok = 0;
+
+	if (mkdir(r->cache_dir, 0700) < 0 && errno != EEXIST)
+		return;
+	if (maintainers_image(m, blob, &image) < 0)
+		goto out;
+	image_path(&path, r->cache_dir, blob);
+	buf_addf(&tmp, "%s/.tmp-%s-%ld", r->cache_dir, blob, (long)getpid());
+	fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		goto out;
+	while (done < image.len) {
+		ssize_t n = write(fd, image.data + done, image.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	ok = done == image.len && fsync(fd) == 0;
+	if (close(fd) < 0)
+		ok = 0;
+	if (!ok || rename(tmp.data, path.data) < 0)
+		unlink(tmp.data);
+	else
+		image_prune(r->cache_dir);
+out:
+	buf_release(&image);
+	buf_release(&path);
+	buf_release(&tmp);
+}
+
+/* The parsed file of blob: kept from earlier in the run, else from the
+ * cache folder's image, else read and parsed (and its image written); the
+ * least recently used one making room. */
 static int maintainers_for(struct route *r, const char *blob, struct maintainers **out,
 			   struct buf *err)
 {
@@ -82,13 +231,19 @@ static int maintainers_for(struct route *r, const char *blob, struct maintainers
 			return 0;
 		}
 	}
-	if (repo_blob_read(r->repo, blob, MAINTAINERS_MAX_SIZE, &text, err) < 0 ||
-	    maintainers_parse(r->cfg->route_file, &text, out, err) < 0) {
+	if (r->cache_dir && image_read(r, blob, out) == 0) {
+		r->source = "image";
+	} else {
+		if (repo_blob_read(r->repo, blob, MAINTAINERS_MAX_SIZE, &text, err) < 0 ||
+		    maintainers_parse(r->cfg->route_file, &text, out, err) < 0) {
+			buf_release(&text);
+			return -1;
+		}
 		buf_release(&text);
-		return -1;
+		if (r->cache_dir)
+			image_write(r, blob, *out);
+		r->source = "parsed";
 	}
-	buf_release(&text);
-	r->source = "parsed";
 	if (r->nr_kept < ROUTE_RUN_KEEP) {
 		slot = &r->kept[r->nr_kept++];
 	} else {

@@ -15,9 +15,9 @@
  *
  * A MAINTAINERS file is parsed once per run per blob id (struct route
  * keeps what it parsed), and, when a cache folder is given, once for all
- * runs: the parse is kept there as an image (maintainers_save()) under
- * the blob's id, written atomically (temp file, fsync, rename), that the
- * next run maps instead of inflating and parsing the blob.  An image
+ * runs: the parse is kept there as an image (maintainers_image()) named
+ * maintainers-BLOBID, written atomically (temp file, fsync, rename), that
+ * the next run reads instead of inflating and parsing the blob.  An image
  * that is missing, unreadable or fails any check is made again; one that
  * cannot be written only costs the next run the parse.  The folder keeps
  * the ROUTE_CACHE_KEEP images used last (a file's mtime is its last use).
@@ -67,8 +67,9 @@ void route_free(struct route *r);
 int route_commit(struct route *r, const char *id, struct route_result *out, struct buf *err);
 void route_result_release(struct route_result *res);
 
-/* How the last routing got its MAINTAINERS: "parsed", "cached" (this
- * run), "mapped" (the cache folder); for -v and the benchmark. */
+/* How the last routing got its MAINTAINERS: "parsed" (read from git and
+ * parsed), "cached" (earlier in this run), "image" (the cache folder's);
+ * for -v and the benchmark. */
 const char *route_source(const struct route *r);
 
 #endif

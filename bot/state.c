@@ -2080,6 +2080,44 @@ int state_exclusion_list(struct state *st, struct state_exclusions *out, struct 
 	return row < 0 ? -1 : 0;
 }
 
+int state_exclusion_read(const char *dir, struct state_exclusions *out, struct buf *err)
+{
+	struct state st;
+	struct buf path = BUF_INIT;
+	int ret = -1, rc;
+
+	memset(&st, 0, sizeof(st));
+	st.wal_fd = -1;
+	path_join(&path, dir, "state.db");
+	st.path = buf_detach(&path, NULL);
+	if (access(st.path, F_OK) < 0) {
+		free(st.path);
+		return 0;	/* no state yet: nobody unsubscribed */
+	}
+	/* read-only, no migration: what state_open() costs (a transaction
+	 * per schema version, each synced) is a render's whole budget */
+	rc = sqlite3_open_v2(st.path, &st.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX |
+			     SQLITE_OPEN_NOFOLLOW, NULL);
+	if (rc != SQLITE_OK) {
+		err_set(err, "%s: cannot open: %s", st.path, st.db ? sqlite3_errmsg(st.db) : sqlite3_errstr(rc));
+		goto out;
+	}
+	sqlite3_busy_timeout(st.db, STATE_BUSY_TIMEOUT_MS);
+	rc = sqlite3_table_column_metadata(st.db, "main", "exclusions", "address", NULL, NULL, NULL,
+					   NULL, NULL);
+	if (rc != SQLITE_OK) {
+		ret = 0;	/* a database from before routing: no list yet */
+		goto out;
+	}
+	ret = state_exclusion_list(&st, out, err);
+out:
+	for (size_t i = 0; i < st.nr_cache; i++)
+		sqlite3_finalize(st.cache[i].s);
+	sqlite3_close_v2(st.db);
+	free(st.path);
+	return ret;
+}
+
 /* ---- the run lock ---------------------------------------------------- */
 
 /* Appends " (pid N)" from the lock file, when it names one. */

@@ -477,6 +477,10 @@ int state_exclusion_add(struct state *st, const struct state_exclusion *x, struc
 int state_exclusion_remove(struct state *st, const char *address, struct buf *err);
 /* Appends every exclusion, by address.  0 or -1. */
 int state_exclusion_list(struct state *st, struct state_exclusions *out, struct buf *err);
+/* The same from DIR/state.db opened read-only, without state_open()'s
+ * migrations (for commands that only render): none when there is no
+ * database yet or it is older than the list.  0 or -1. */
+int state_exclusion_read(const char *dir, struct state_exclusions *out, struct buf *err);
 
 /* The cursor of source ("imap:URL", "mbox:PATH", ...): 1 and *out
  * filled (release it), 0 when there is none yet, -1 on error. */

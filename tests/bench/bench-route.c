@@ -10,10 +10,18 @@
  * patch (patch_from_commit) and matches it (maintainers_match, lists,
  * maintainers and reviewers), once cold and N times warm.
  *
+ * Then the parse's image (bot/route.h's cache): its size, how long making
+ * it takes and loading it back (maintainers_load(), from memory); and
+ * what one render pays for routing, the way a new `perfbot render` does
+ * (route_new() and route_commit() of the first COMMIT, a fresh struct
+ * route each time): with the image in a cache folder (a temporary one),
+ * and without a cache folder (inflating and parsing the blob).
+ *
  * Prints, in milliseconds: the tree read, the cold parse and the fastest
  * and median warm parse; per commit the patch read and the cold and
- * median match; and one line
+ * median match; the image; and one line
  *     result route PARSE_COLD_MS PARSE_MEDIAN_MS PATCH_MEDIAN_MS MATCH_MEDIAN_MS
+ *                  IMAGE_LOAD_MS RENDER_IMAGE_MS RENDER_PARSE_MS
  * for scripts.  Wall-clock time (CLOCK_MONOTONIC); on a shared machine the
  * medians are the measure.
  */
@@ -22,10 +30,14 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include "buf.h"
+#include "config.h"
 #include "maintainers.h"
 #include "patch.h"
 #include "repo.h"
+#include "route.h"
 
 static double now_ms(void)
 {
@@ -140,7 +152,72 @@ int main(int argc, char **argv)
 		patch_release(&p);
 		commit_info_release(&ci);
 	}
-	printf("result route %.3f %.3f %.3f %.3f\n", cold_ms, parse_ms, median(patch_ms, nc), median(match_ms, nc));
+	{
+		struct buf image = BUF_INIT, dir = BUF_INIT;
+		struct config *cfg = config_new_defaults();
+		double image_ms, load_ms, with_ms, without_ms;
+		char tmpl[] = "/tmp/bench-route-XXXXXX";
+		const char *first_commit = argv[2];
+
+		/* a parse that has matched nothing yet, as route.c keeps it */
+		buf_add(&copy, text.data, text.len);
+		maintainers_free(m);
+		maintainers_parse("MAINTAINERS", &copy, &m, &err);
+		t = now_ms();
+		maintainers_image(m, blob, &image);
+		image_ms = now_ms() - t;
+		for (i = 0; i < repeat; i++) {
+			struct maintainers *again;
+			char *bytes = malloc(image.len);
+
+			memcpy(bytes, image.data, image.len);
+			t = now_ms();
+			if (maintainers_load(blob, bytes, image.len, &again, &err) < 0)
+				return die("image", &err);
+			v[i] = now_ms() - t;
+			maintainers_free(again);
+		}
+		load_ms = median(v, (size_t)repeat);
+		printf("image: %zu bytes, made in %.3f ms (once per blob), loaded in %.3f ms (median)\n",
+		       image.len, image_ms, load_ms);
+		if (!mkdtemp(tmpl))
+			return 1;
+		buf_addf(&dir, "%s/cache", tmpl);
+		if (repo_lookup(r, first_commit, &ci, &err) < 0)
+			return die(first_commit, &err);
+		for (k = 0; k < 2; k++) {
+			for (i = -1; i < repeat; i++) {
+				struct route *rt = route_new(cfg, r, k ? NULL : dir.data);
+				struct route_result res;
+
+				t = now_ms();
+				if (route_commit(rt, ci.id, &res, &err) < 0)
+					return die(ci.id, &err);
+				if (i >= 0)
+					v[i] = now_ms() - t;
+				if (i >= 0 && strcmp(route_source(rt), k ? "parsed" : "image"))
+					fprintf(stderr, "bench-route: the MAINTAINERS came %s\n", route_source(rt));
+				route_result_release(&res);
+				route_free(rt);
+			}
+			if (k)
+				without_ms = median(v, (size_t)repeat);
+			else
+				with_ms = median(v, (size_t)repeat);
+		}
+		printf("one render's routing (%.12s, a new run each time): %.3f ms with the cache folder's image, "
+		       "%.3f ms reading and parsing the blob (medians)\n", ci.id, with_ms, without_ms);
+		printf("result route %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", cold_ms, parse_ms, median(patch_ms, nc),
+		       median(match_ms, nc), load_ms, with_ms, without_ms);
+		commit_info_release(&ci);
+		buf_reset(&copy);
+		buf_addf(&copy, "rm -rf '%s'", tmpl);
+		if (system(copy.data) != 0)
+			fprintf(stderr, "bench-route: could not remove %s\n", tmpl);
+		config_free(cfg);
+		buf_release(&image);
+		buf_release(&dir);
+	}
 	maintainers_free(m);
 	repo_free(r);
 	free(v);

@@ -92,6 +92,14 @@ done <"$tmp/commits"
 if ! "$top/perfbot" --config "$tmp/config" recipients --json "$@" >"$tmp/recipients.json" 2>"$tmp/recipients.err"; then
 	not_ok "perfbot recipients --json failed: $(head -n 3 "$tmp/recipients.err")"
 fi
+# a second run reads the parse's image that the first one kept under
+# perfbot.state (bot/route.h): the very same answers
+mkdir -p "$tmp/state"
+"$top/perfbot" --config "$tmp/config" recipients --json "$@" >"$tmp/recipients1.json" 2>/dev/null
+"$top/perfbot" --config "$tmp/config" recipients --json "$@" >"$tmp/recipients2.json" 2>/dev/null
+check "the real MAINTAINERS's image is kept ($(du -k "$tmp"/state/cache/maintainers-* 2>/dev/null | cut -f1) KiB)" \
+	test -s "$(ls "$tmp"/state/cache/maintainers-* 2>/dev/null | head -n 1)"
+check "answers from the image are the parse's" cmp -s "$tmp/recipients.json" "$tmp/recipients2.json"
 # the selection in get_maintainer.pl's --rolestats form, one file a case,
 # and a problem line for each address it lacks among To and Cc
 python3 - "$tmp/recipients.json" "$tmp/ours" <<'PY' >"$tmp/plumbing"

@@ -92,6 +92,17 @@ pb recipients --json "$tmp/misc.json" >"$tmp/why2.json"
 check_eq "recipients --json: the dropped list and why" \
 	"cgroups@vger.kernel.org: unsubscribed 2026-11-30 by Cgroups List <cgroups@vger.kernel.org>" \
 	"$(jq_py '"; ".join(x["email"] + ": " + x["why"] for x in d["reports"][0]["dropped"])' <"$tmp/why2.json")"
+# the parse's image, kept under the state once it exists, answers the same
+# way, and one that is damaged is made again
+image=$(ls "$tmp/state/cache/"maintainers-* 2>/dev/null)
+check "cache: the MAINTAINERS parse is kept as an image under its blob id" test -s "$image"
+pb recipients --json "$tmp/misc.json" >"$tmp/why2b.json"
+check "cache: the image gives the same answer" cmp -s "$tmp/why2.json" "$tmp/why2b.json"
+size=$(wc -c <"$image")
+head -c 1000 "$image" >"$tmp/cut" && cat "$tmp/cut" >"$image"
+pb recipients --json "$tmp/misc.json" >"$tmp/why2c.json"
+check "cache: a damaged image is not used" cmp -s "$tmp/why2.json" "$tmp/why2c.json"
+check_eq "cache: ... and is made again" "$size" "$(wc -c <"$image")"
 pb render -v "$tmp/misc.json" >/dev/null 2>"$tmp/render.err"
 check "render -v: the same reasons on stderr" grep -qx "    dropped: unsubscribed 2026-11-30 by Cgroups List <cgroups@vger.kernel.org>" "$tmp/render.err"
 pb send "$tmp/misc.json" 2>"$tmp/send2.log"

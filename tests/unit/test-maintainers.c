@@ -24,6 +24,7 @@
 #include "maintainers.h"
 #include "patch.h"
 #include "repo.h"
+#include "xalloc.h"
 
 /* ---- get_maintainer.pl's output form ---- */
 
@@ -157,7 +158,25 @@ static int drive(int argc, char **argv)
 /* ---- the unit tests ---- */
 
 /* The selection in a compact form: "M name <addr> @SECTION" per line. */
-static char *run(const char *maintainers, const char *const *files, const char *patch, unsigned flags)
+/* m made again from its image (maintainers_image()), the first one freed. */
+static struct maintainers *through_image(struct maintainers *m)
+{
+	struct buf image = BUF_INIT, err = BUF_INIT;
+	struct maintainers *again;
+	size_t len;
+	char *bytes;
+
+	assert_int_equal(maintainers_image(m, "0123456789abcdef0123456789abcdef01234567", &image), 0);
+	maintainers_free(m);
+	bytes = buf_detach(&image, &len);
+	if (maintainers_load("0123456789abcdef0123456789abcdef01234567", bytes, len, &again, &err) < 0)
+		fail_msg("load: %s", err.data);
+	buf_release(&err);
+	return again;
+}
+
+static char *run_with(const char *maintainers, const char *const *files, const char *patch,
+		      unsigned flags, int via_image)
 {
 	struct buf text = BUF_INIT, err = BUF_INIT, out = BUF_INIT;
 	struct maintainers *m;
@@ -169,6 +188,8 @@ static char *run(const char *maintainers, const char *const *files, const char *
 	buf_adds(&text, maintainers);
 	if (maintainers_parse("MAINTAINERS", &text, &m, &err) < 0)
 		fail_msg("parse: %s", err.data);
+	if (via_image)
+		m = through_image(m);
 	if (maintainers_match(m, files, n, patch, patch ? strlen(patch) : 0, flags, &sel, &err) < 0)
 		fail_msg("match: %s", err.data);
 	for (i = 0; i < sel.nr_entries; i++) {
@@ -181,6 +202,11 @@ static char *run(const char *maintainers, const char *const *files, const char *
 	maintainers_free(m);
 	buf_release(&err);
 	return buf_detach(&out, NULL);
+}
+
+static char *run(const char *maintainers, const char *const *files, const char *patch, unsigned flags)
+{
+	return run_with(maintainers, files, patch, flags, 0);
 }
 
 static const char rest[] =
@@ -342,6 +368,11 @@ static void match_table(void **state)
 		if (strcmp(got, c->want))
 			fail_msg("%s:\n--- got\n%s--- want\n%s", c->name, got, c->want);
 		free(got);
+		/* the same answer from the parse's image (bot/route.h's cache) */
+		got = run_with(text.data, c->files[0] ? c->files : NULL, c->patch, c->flags, 1);
+		if (strcmp(got, c->want))
+			fail_msg("%s, through the image:\n--- got\n%s--- want\n%s", c->name, got, c->want);
+		free(got);
 		buf_release(&text);
 	}
 }
@@ -410,6 +441,63 @@ static void unusable_patterns_are_noted(void **state)
 	buf_release(&err);
 }
 
+/* An image keeps the notes and sections, and is refused when it is of
+ * another key or damaged in any way a check can see. */
+static void images(void **state)
+{
+	struct buf text = BUF_INIT, err = BUF_INIT, image = BUF_INIT;
+	struct maintainers *m, *again;
+	const char *key = "0123456789abcdef0123456789abcdef01234567";
+	size_t len, i, refused = 0, loaded = 0;
+	char *bytes;
+
+	(void)state;
+	buf_addf(&text, "Preamble\n\nA\nM:\ta@x.org\nN:\t\nK:\t\\bfrob\nF:\tfoo[\nF:\ta/*.c\nX:\ta/x.c\n"
+		 "S:\tMaintained\n%s", rest);
+	assert_int_equal(maintainers_parse("MAINTAINERS", &text, &m, &err), 0);
+	assert_int_equal(maintainers_image(m, key, &image), 0);
+	bytes = buf_detach(&image, &len);
+	assert_int_equal(maintainers_load("another key", xmemdup(bytes, len), len, &again, &err), -1);
+	assert_string_equal(err.data, "a MAINTAINERS image of another file");
+	assert_int_equal(maintainers_load(key, xmemdup(bytes, len - 8), len - 8, &again, &err), -1);
+	assert_string_equal(err.data, "a damaged MAINTAINERS image (its size)");
+	bytes[0] ^= 1;
+	assert_int_equal(maintainers_load(key, xmemdup(bytes, len), len, &again, &err), -1);
+	assert_string_equal(err.data, "not a MAINTAINERS image of this perfbot");
+	bytes[0] ^= 1;
+	assert_int_equal(maintainers_load(key, xmemdup(bytes, len), len, &again, &err), 0);
+	assert_string_equal(maintainers_notes(again), maintainers_notes(m));
+	assert_int_equal(maintainers_nr_sections(again), maintainers_nr_sections(m));
+	for (i = 0; i < maintainers_nr_sections(m); i++) {
+		assert_string_equal(maintainers_section(again, i)->name, maintainers_section(m, i)->name);
+		assert_string_equal(maintainers_section(again, i)->status, maintainers_section(m, i)->status);
+		assert_int_equal(maintainers_section(again, i)->line, maintainers_section(m, i)->line);
+	}
+	maintainers_free(again);
+	/* every byte after the text flipped in turn: refused, or loaded (a
+	 * byte no check can see, such as padding) without harm */
+	for (i = 256; i < len; i++) {
+		char *copy = xmemdup(bytes, len);
+
+		copy[i] ^= (char)0x80;
+		if (maintainers_load(key, copy, len, &again, &err) < 0) {
+			refused++;
+		} else {
+			static const char *const files[] = { "a/b.c", "a/x.c", "foo[" };
+			struct maintainers_selection sel;
+
+			loaded++;
+			if (maintainers_match(again, files, 3, "+frob\n", 6, MAINTAINERS_ALL, &sel, &err) == 0)
+				maintainers_selection_release(&sel);
+			maintainers_free(again);
+		}
+	}
+	assert_true(refused > 0);
+	free(bytes);
+	maintainers_free(m);
+	buf_release(&err);
+}
+
 static void limits(void **state)
 {
 	struct buf text = BUF_INIT, err = BUF_INIT;
@@ -456,6 +544,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sections_and_status),
 		cmocka_unit_test(a_file_starting_with_a_tag),
 		cmocka_unit_test(unusable_patterns_are_noted),
+		cmocka_unit_test(images),
 		cmocka_unit_test(limits),
 	};
 
