@@ -11,9 +11,14 @@
 #include "xalloc.h"
 #include "banned.h"
 
-/* One entry of get_maintainer.pl's @typevalue: a kept line. */
+/*
+ * One entry of get_maintainer.pl's @typevalue: a kept line.  Like every
+ * array but the sections', it holds no pointer (offsets into the text,
+ * indexes into other arrays), so that an image (maintainers_load()) is
+ * used where it is mapped, without a copy.
+ */
 struct tv {
-	const char *value;	/* tag lines: the value; others: the line */
+	uint32_t off;		/* m->text + off: tag lines: the value; others: the line */
 	unsigned len;		/* strlen(value) */
 	unsigned line;		/* 1-based line in the file */
 	char type;		/* 'A'..'Z' for a tag line; 0 for a name line */
@@ -42,10 +47,8 @@ struct gclass {
 	unsigned char bit[32];
 };
 
-/* An F: or X: pattern. */
+/* An F: or X: pattern (its value: fpat_value()). */
 struct fpat {
-	const char *v;		/* as written */
-	struct perlre *re;	/* F_REGEX: "^" + the converted pattern */
 	uint32_t tok;		/* F_GLOB: its tokens, m->toks[tok..tok+nr_tok) */
 	uint32_t tv;
 	uint32_t sec;
@@ -70,17 +73,19 @@ struct rpat {
 };
 
 struct bucket {
-	const char *key;	/* NULL: empty */
+	uint32_t off;		/* the key: m->text + off, len bytes */
 	uint32_t len;
 	int32_t head;
+	uint32_t used;		/* 0: empty */
 };
 
 struct maintainers {
 	char *text;		/* text_len bytes and a NUL; lines end in NUL */
 	size_t text_len;
 	char *name;
-	char *image;		/* maintainers_load(): the image every array but
-				 * npats and kpats points into; else NULL */
+	const void *image;	/* maintainers_load(): the image the arrays but
+				 * secs, fres, npats and kpats point into (the
+				 * caller's); else NULL */
 	struct tv *tv;
 	size_t nr_tv, alloc_tv;
 	struct sec *secs;
@@ -89,6 +94,8 @@ struct maintainers {
 	size_t nr_fpats, alloc_fpats;
 	struct gclass *classes;
 	size_t nr_classes, alloc_classes;
+	struct perlre **fres;	/* F_REGEX patterns' regexes, by fpat index; NULL
+				 * when none is (or once glibc refused it) */
 	struct gtok *toks;	/* the glob patterns' tokens, one array */
 	size_t nr_toks, alloc_toks;
 	uint32_t *xs;		/* the sections' X: patterns, one array */
@@ -102,6 +109,16 @@ struct maintainers {
 	size_t nr_fx, nr_names;	/* F:/X: lines and other lines, counted when read */
 	struct buf notes;
 };
+
+static const char *tv_value(const struct maintainers *m, const struct tv *t)
+{
+	return m->text + t->off;
+}
+
+static const char *fpat_value(const struct maintainers *m, const struct fpat *f)
+{
+	return m->text + m->tv[f->tv].off;
+}
 
 static int is_space(int c)
 {
@@ -154,12 +171,12 @@ static int read_lines(struct maintainers *m, size_t len, struct buf *err)
 				for (s = p + 2; s < e && is_space((unsigned char)*s); s++)
 					;
 				t->type = p[0];
-				t->value = s;
+				t->off = (uint32_t)(s - m->text);
 				m->nr_fx += p[0] == 'F' || p[0] == 'X';
 				t->len = (unsigned)(e - s);
 			} else {
 				t->type = 0;
-				t->value = p;
+				t->off = (uint32_t)(p - m->text);
 				m->nr_names++;
 				t->len = (unsigned)(e - p);
 			}
@@ -221,6 +238,7 @@ static void class_add(struct gclass *c, unsigned char ch)
 static int compile_glob(struct maintainers *m, struct fpat *f)
 {
 	size_t i, n = 0, start = m->nr_toks;
+	const char *v = fpat_value(m, f);
 	struct gtok *tok;
 
 	/* at most one token a character: room for all of them at once */
@@ -229,7 +247,7 @@ static int compile_glob(struct maintainers *m, struct fpat *f)
 	memset(tok, 0, (f->len + 1) * sizeof(*tok));
 
 	for (i = 0; i < f->len; i++) {
-		unsigned char c = (unsigned char)f->v[i];
+		unsigned char c = (unsigned char)v[i];
 
 		if (c == '*' || c == '?') {
 			tok[n++].kind = c;
@@ -239,7 +257,7 @@ static int compile_glob(struct maintainers *m, struct fpat *f)
 			int first = 1, negate = 0;
 
 			memset(&cl, 0, sizeof(cl));
-			if (j < f->len && f->v[j] == '^') {
+			if (j < f->len && v[j] == '^') {
 				negate = 1;
 				j++;
 			}
@@ -248,16 +266,16 @@ static int compile_glob(struct maintainers *m, struct fpat *f)
 
 				if (j >= f->len)
 					goto regex;
-				lo = (unsigned char)f->v[j];
+				lo = (unsigned char)v[j];
 				if (lo == ']' && !first)
 					break;
 				first = 0;
 				if (strchr("\\[*?", lo))
 					goto regex;
-				if (j + 2 < f->len && f->v[j + 1] == '-' && f->v[j + 2] != ']') {
+				if (j + 2 < f->len && v[j + 1] == '-' && v[j + 2] != ']') {
 					unsigned c2;
 
-					hi = (unsigned char)f->v[j + 2];
+					hi = (unsigned char)v[j + 2];
 					if (strchr("\\[*?", hi) || hi < lo)
 						goto regex;
 					for (c2 = lo; c2 <= hi; c2++)
@@ -352,8 +370,8 @@ static struct bucket *bucket_find(const struct maintainers *m, const char *key, 
 {
 	size_t i = hash & (m->nr_buckets - 1);
 
-	while (m->buckets[i].key &&
-	       (m->buckets[i].len != len || memcmp(m->buckets[i].key, key, len)))
+	while (m->buckets[i].used &&
+	       (m->buckets[i].len != len || memcmp(m->text + m->buckets[i].off, key, len)))
 		i = (i + 1) & (m->nr_buckets - 1);
 	return &m->buckets[i];
 }
@@ -376,9 +394,10 @@ static void build_index(struct maintainers *m)
 		/* the index key: every path the pattern matches starts with it
 		 * (a regex is tried for every path) */
 		dir = f->kind == F_REGEX ? 0 : f->key;
-		b = bucket_find(m, f->v, dir, f->kind == F_REGEX ? HASH_START : f->hash);
-		if (!b->key) {
-			b->key = f->v;
+		b = bucket_find(m, fpat_value(m, f), dir, f->kind == F_REGEX ? HASH_START : f->hash);
+		if (!b->used) {
+			b->used = 1;
+			b->off = m->tv[f->tv].off;
 			b->len = dir;
 			b->head = -1;
 		}
@@ -390,7 +409,7 @@ static void build_index(struct maintainers *m)
 static void add_fpat(struct maintainers *m, size_t tv, size_t sec)
 {
 	struct fpat *f;
-	const char *v = m->tv[tv].value;
+	const char *v = tv_value(m, &m->tv[tv]);
 	size_t i, key = 0;
 	int special = 0, slashes = 0;
 	uint32_t h = HASH_START, key_hash = HASH_START;
@@ -400,7 +419,6 @@ static void add_fpat(struct maintainers *m, size_t tv, size_t sec)
 	memset(f, 0, sizeof(*f));
 	f->tv = tv;
 	f->sec = sec;
-	f->v = v;
 	f->len = m->tv[tv].len;
 	f->dir = f->len && v[f->len - 1] == '/';
 	f->next = -1;
@@ -430,7 +448,9 @@ static void add_fpat(struct maintainers *m, size_t tv, size_t sec)
 
 		buf_addc(&re, '^');
 		convert_glob(&re, v, f->len);
-		if (perlre_new(re.data, re.len, 0, &f->re, &err) < 0) {
+		if (!m->fres)
+			m->fres = xcalloc(m->nr_fx + 1, sizeof(*m->fres));	/* one per F:/X: line at most */
+		if (perlre_new(re.data, re.len, 0, &m->fres[m->nr_fpats], &err) < 0) {
 			f->kind = F_BROKEN;
 			note(m, m->tv[tv].line, "%s: %s: never matches", v, err.data);
 		} else {
@@ -467,8 +487,8 @@ static void add_rpat(struct maintainers *m, size_t tv, size_t sec)
 		note(m, t->line, "empty %c: pattern: never matches", t->type);
 		return;
 	}
-	if (perlre_new(t->value, len, PERLRE_EXTENDED, &r.head, &err) < 0) {
-		note(m, t->line, "%s: %s: never matches", t->value, err.data);
+	if (perlre_new(tv_value(m, t), len, PERLRE_EXTENDED, &r.head, &err) < 0) {
+		note(m, t->line, "%s: %s: never matches", tv_value(m, t), err.data);
 		buf_release(&err);
 		return;
 	}
@@ -476,9 +496,9 @@ static void add_rpat(struct maintainers *m, size_t tv, size_t sec)
 		struct buf d = BUF_INIT;
 
 		buf_adds(&d, "^[+-].*");
-		buf_add(&d, t->value, len);
+		buf_add(&d, tv_value(m, t), len);
 		if (perlre_new(d.data, d.len, PERLRE_EXTENDED, &r.diff, &err) < 0) {
-			note(m, t->line, "%s: %s (after \"^[+-].*\"): never matches", t->value, err.data);
+			note(m, t->line, "%s: %s (after \"^[+-].*\"): never matches", tv_value(m, t), err.data);
 			perlre_free(r.head);
 			buf_release(&d);
 			buf_release(&err);
@@ -496,15 +516,15 @@ static void add_rpat(struct maintainers *m, size_t tv, size_t sec)
 
 /* The text get_maintainer.pl keeps for a tag line: "T:value", F: and X:
  * converted.  Only a section without a name line is named by it. */
-static char *tv_text(const struct tv *t)
+static char *tv_text(const struct maintainers *m, const struct tv *t)
 {
 	struct buf b = BUF_INIT;
 
 	buf_addf(&b, "%c:", t->type);
 	if (t->type == 'F' || t->type == 'X')
-		convert_glob(&b, t->value, t->len);
+		convert_glob(&b, tv_value(m, t), t->len);
 	else
-		buf_adds(&b, t->value);
+		buf_adds(&b, tv_value(m, t));
 	return buf_detach(&b, NULL);
 }
 
@@ -534,10 +554,10 @@ static void build_sections(struct maintainers *m)
 		s->end = i;
 		s->named = s->first > 0;
 		if (s->named) {
-			s->pub.name = m->tv[s->first - 1].value;
+			s->pub.name = tv_value(m, &m->tv[s->first - 1]);
 			s->pub.line = m->tv[s->first - 1].line;
 		} else {
-			s->own_name = tv_text(&m->tv[s->first]);
+			s->own_name = tv_text(m, &m->tv[s->first]);
 			s->pub.name = s->own_name;
 			s->pub.line = m->tv[s->first].line;
 		}
@@ -545,7 +565,7 @@ static void build_sections(struct maintainers *m)
 		s->pub.is_rest = !strcmp(s->pub.name, "THE REST");
 		for (j = s->first + !s->named; j < s->end; j++)
 			if (m->tv[j].type == 'S')
-				s->pub.status = m->tv[j].value;
+				s->pub.status = tv_value(m, &m->tv[j]);
 		m->nr_secs++;
 	}
 	for (i = 0; i < m->nr_secs; i++) {
@@ -600,19 +620,20 @@ void maintainers_free(struct maintainers *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nr_fpats; i++)
-		perlre_free(m->fpats[i].re);
+	for (i = 0; m->fres && i < m->nr_fpats; i++)
+		perlre_free(m->fres[i]);
+	free(m->fres);
 	for (i = 0; i < m->nr_npats; i++)
 		rpat_release(&m->npats[i]);
 	for (i = 0; i < m->nr_kpats; i++)
 		rpat_release(&m->kpats[i]);
-	for (i = 0; i < m->nr_secs; i++)
+	for (i = 0; m->secs && i < m->nr_secs; i++)
 		free(m->secs[i].own_name);
 	free(m->npats);
 	free(m->kpats);
 	buf_release(&m->notes);
 	if (m->image) {
-		free(m->image);
+		free(m->secs);	/* a copy; every other array is the image's */
 		free(m);
 		return;
 	}
@@ -632,15 +653,17 @@ void maintainers_free(struct maintainers *m)
 
 /*
  * The image is the parsed structure itself: the text, then each array as
- * it is in memory, with every pointer written as an offset into the text
- * (UINTPTR_MAX for none), so that loading is one read and one pass that
- * checks each index and turns offsets back into pointers.  It is only
- * read by the build that wrote it: IMAGE_VERSION and the sizes of the
- * structs make up image_layout(), and an image of another layout is
- * refused (and made again by the caller).  Bump IMAGE_VERSION whenever
- * struct tv, sec, fpat, gtok, gclass or bucket changes.
+ * it is in memory.  Every array but the sections' holds offsets and
+ * indexes, no pointers, so a loaded image is used where it lies (mapped
+ * from a file: no copy, no page written); the sections, whose public part
+ * points into the text, are copied and their offsets made pointers.
+ * Loading checks every index.  It is only read by the build that wrote
+ * it: IMAGE_VERSION and the sizes of the structs make up image_layout(),
+ * and an image of another layout is refused (and made again by the
+ * caller).  Bump IMAGE_VERSION whenever struct tv, sec, fpat, gtok,
+ * gclass or bucket changes.
  */
-#define IMAGE_VERSION 1
+#define IMAGE_VERSION 2
 #define IMAGE_MAGIC "perfbot MAINTAINERS image\n"
 #define IMAGE_NONE UINTPTR_MAX
 
@@ -679,7 +702,8 @@ static void image_put(struct buf *out, const void *p, size_t n)
 {
 	static const char zeros[8];
 
-	buf_add(out, p, n);
+	if (n)
+		buf_add(out, p, n);
 	buf_add(out, zeros, align8(out->len) - out->len);
 }
 
@@ -711,17 +735,15 @@ int maintainers_image(const struct maintainers *m, const char *key, struct buf *
 	h.nr_classes = m->nr_classes;
 	h.nr_xs = m->nr_xs;
 	h.nr_buckets = m->nr_buckets;
+	buf_grow(out, align8(sizeof(h)) + align8(m->text_len + 1) + m->nr_tv * sizeof(*m->tv) +
+		 m->nr_secs * sizeof(*m->secs) + m->nr_fpats * sizeof(*m->fpats) +
+		 m->nr_toks * sizeof(*m->toks) + m->nr_classes * sizeof(*m->classes) +
+		 m->nr_xs * sizeof(*m->xs) + m->nr_buckets * sizeof(*m->buckets) + 4096);
 	image_put(out, &h, sizeof(h));
 	image_put(out, m->text, m->text_len + 1);
 	image_put(out, m->name, h.name_len + 1);
 	image_put(out, m->notes.data, m->notes.len + 1);
-	for (i = 0; i < m->nr_tv; i++) {
-		struct tv t = m->tv[i];
-
-		t.value = (const char *)text_offset(m, t.value);
-		buf_add(out, &t, sizeof(t));
-	}
-	image_put(out, NULL, 0);
+	image_put(out, m->tv, m->nr_tv * sizeof(*m->tv));
 	for (i = 0; i < m->nr_secs; i++) {
 		struct sec c = m->secs[i];
 
@@ -731,24 +753,11 @@ int maintainers_image(const struct maintainers *m, const char *key, struct buf *
 		buf_add(out, &c, sizeof(c));
 	}
 	image_put(out, NULL, 0);
-	for (i = 0; i < m->nr_fpats; i++) {
-		struct fpat f = m->fpats[i];
-
-		f.v = NULL;	/* the tv's value */
-		f.re = NULL;	/* made again */
-		buf_add(out, &f, sizeof(f));
-	}
-	image_put(out, NULL, 0);
+	image_put(out, m->fpats, m->nr_fpats * sizeof(*m->fpats));
 	image_put(out, m->toks, m->nr_toks * sizeof(*m->toks));
 	image_put(out, m->classes, m->nr_classes * sizeof(*m->classes));
 	image_put(out, m->xs, m->nr_xs * sizeof(*m->xs));
-	for (i = 0; i < m->nr_buckets; i++) {
-		struct bucket b = m->buckets[i];
-
-		b.key = (const char *)text_offset(m, b.key);
-		buf_add(out, &b, sizeof(b));
-	}
-	image_put(out, NULL, 0);
+	image_put(out, m->buckets, m->nr_buckets * sizeof(*m->buckets));
 	/* the size, now that it is known */
 	h.size = out->len - start;
 	memcpy(out->data + start, &h, sizeof(h));
@@ -757,11 +766,11 @@ int maintainers_image(const struct maintainers *m, const char *key, struct buf *
 
 /* The section of the image at *off of n elements of size each: NULL when
  * it does not fit in len. */
-static void *image_take(char *image, size_t len, size_t *off, uint64_t n, size_t size)
+static const void *image_take(const char *image, size_t len, size_t *off, uint64_t n, size_t size)
 {
-	void *p = image + *off;
+	const void *p = image + *off;
 
-	if (n > (len - *off) / (size ? size : 1))
+	if (*off > len || n > (len - *off) / (size ? size : 1))
 		return NULL;
 	*off = align8(*off + (size_t)n * size);
 	if (*off > len)
@@ -770,45 +779,44 @@ static void *image_take(char *image, size_t len, size_t *off, uint64_t n, size_t
 }
 
 /* A NUL-terminated string of the image at *off, n bytes long. */
-static char *image_string(char *image, size_t len, size_t *off, uint64_t n)
+static const char *image_string(const char *image, size_t len, size_t *off, uint64_t n)
 {
-	char *p = image_take(image, len, off, n + 1, 1);
+	const char *p = n < len ? image_take(image, len, off, n + 1, 1) : NULL;
 
-	return p && n < len && p[n] == '\0' ? p : NULL;
+	return p && p[n] == '\0' ? p : NULL;
 }
 
-/* Checks every index of a loaded image and turns its offsets into
- * pointers; rebuilds the regexes.  0, or -1 (a word of why in *why). */
-static int image_fix(struct maintainers *m, const char **why)
+/* Checks every index of a loaded image, makes the sections' pointers and
+ * the regexes.  0, or -1 (a word of why in *why). */
+static int image_fix(struct maintainers *m, const struct sec *secs, const char **why)
 {
 	size_t i, j;
 
-	/* what maintainers_free() frees, cleared first: safe at any failure */
-	for (i = 0; i < m->nr_secs; i++)
-		m->secs[i].own_name = NULL;
-	for (i = 0; i < m->nr_fpats; i++)
-		m->fpats[i].re = NULL;
-
 	for (i = 0; i < m->nr_tv; i++) {
-		struct tv *t = &m->tv[i];
-		uintptr_t off = (uintptr_t)t->value;
+		const struct tv *t = &m->tv[i];
 
-		if (off >= m->text_len || t->len > m->text_len - off || m->text[off + t->len] ||
+		/* in bounds; that it ends in a NUL is not looked at (it would
+		 * touch every page of the text): the text's own final NUL
+		 * stops any reading */
+		if (t->off >= m->text_len || t->len > m->text_len - t->off ||
 		    (t->type && (t->type < 'A' || t->type > 'Z')))
 			return *why = "a line", -1;
-		t->value = m->text + off;
 	}
+	m->secs = xcalloc(m->nr_secs ? m->nr_secs : 1, sizeof(*m->secs));
 	for (i = 0; i < m->nr_secs; i++) {
 		struct sec *c = &m->secs[i];
-		uintptr_t name = (uintptr_t)c->pub.name, status = (uintptr_t)c->pub.status;
+		uintptr_t name = (uintptr_t)secs[i].pub.name, status = (uintptr_t)secs[i].pub.status;
 
+		*c = secs[i];
+		c->own_name = NULL;
+		c->pub.name = c->pub.status = "";
 		if (c->first >= c->end || c->end > m->nr_tv || (c->named && !c->first) ||
 		    c->nr_x > m->nr_xs || c->x_first > m->nr_xs - c->nr_x ||
 		    (name != IMAGE_NONE && name >= m->text_len) ||
 		    (status != IMAGE_NONE && status >= m->text_len))
 			return *why = "a section", -1;
 		if (name == IMAGE_NONE)
-			c->own_name = tv_text(&m->tv[c->first]);
+			c->own_name = tv_text(m, &m->tv[c->first]);
 		c->pub.name = name == IMAGE_NONE ? c->own_name : m->text + name;
 		c->pub.status = status == IMAGE_NONE ? "" : m->text + status;
 	}
@@ -823,34 +831,33 @@ static int image_fix(struct maintainers *m, const char **why)
 		if (m->xs[i] >= m->nr_fpats)
 			return *why = "an X: line", -1;
 	for (i = 0; i < m->nr_fpats; i++) {
-		struct fpat *f = &m->fpats[i];
+		const struct fpat *f = &m->fpats[i];
 
 		if (f->tv >= m->nr_tv || f->sec >= m->nr_secs || f->len != m->tv[f->tv].len ||
 		    f->kind > F_BROKEN || f->key > f->len || f->next < -1 ||
 		    f->next >= (int64_t)m->nr_fpats ||
 		    (f->kind == F_GLOB && (f->tok > m->nr_toks || f->nr_tok > m->nr_toks - f->tok)))
 			return *why = "a pattern", -1;
-		f->v = m->tv[f->tv].value;
 		if (f->kind == F_REGEX) {
 			struct buf re = BUF_INIT;
 
+			if (!m->fres)
+				m->fres = xcalloc(m->nr_fpats, sizeof(*m->fres));
 			buf_addc(&re, '^');
-			convert_glob(&re, f->v, f->len);
-			if (perlre_new(re.data, re.len, 0, &f->re, NULL) < 0)
-				f->kind = F_BROKEN;	/* it parsed when the image was made */
+			convert_glob(&re, fpat_value(m, f), f->len);
+			/* it parsed when the image was made; if not, it never matches */
+			(void)perlre_new(re.data, re.len, 0, &m->fres[i], NULL);
 			buf_release(&re);
 		}
 	}
 	if (!m->nr_buckets || (m->nr_buckets & (m->nr_buckets - 1)))
 		return *why = "the index", -1;
 	for (i = 0; i < m->nr_buckets; i++) {
-		struct bucket *b = &m->buckets[i];
-		uintptr_t off = (uintptr_t)b->key;
+		const struct bucket *b = &m->buckets[i];
 
-		if ((off != IMAGE_NONE && (off > m->text_len || b->len > m->text_len - off)) ||
-		    b->head < -1 || b->head >= (int64_t)m->nr_fpats)
+		if (b->used && (b->off > m->text_len || b->len > m->text_len - b->off ||
+				b->head < -1 || b->head >= (int64_t)m->nr_fpats))
 			return *why = "the index", -1;
-		b->key = off == IMAGE_NONE ? NULL : m->text + off;
 	}
 	/* the N: and K: regexes, made again as build_sections() makes them
 	 * (their notes are the image's already) */
@@ -861,46 +868,41 @@ static int image_fix(struct maintainers *m, const char **why)
 	return 0;
 }
 
-int maintainers_load(const char *key, char *image, size_t len, struct maintainers **out,
+int maintainers_load(const char *key, const void *image, size_t len, struct maintainers **out,
 		     struct buf *err)
 {
+	const char *img = image, *notes = NULL;
+	const struct sec *secs = NULL;
 	struct image_head h;
 	struct maintainers *m;
 	const char *why = "its size";
 	size_t off = align8(sizeof(h));
-	char *notes;
 
 	*out = NULL;
-	if (len < sizeof(h)) {
-		free(image);
+	if (len < sizeof(h))
 		return err_set(err, "not a MAINTAINERS image: too short");
-	}
 	memcpy(&h, image, sizeof(h));
-	if (memcmp(h.magic, IMAGE_MAGIC, sizeof(IMAGE_MAGIC) - 1) || h.layout != image_layout()) {
-		free(image);
+	if (memcmp(h.magic, IMAGE_MAGIC, sizeof(IMAGE_MAGIC) - 1) || h.layout != image_layout())
 		return err_set(err, "not a MAINTAINERS image of this perfbot");
-	}
-	if (strnlen(h.key, sizeof(h.key)) == sizeof(h.key) || strcmp(h.key, key)) {
-		free(image);
+	if (strnlen(h.key, sizeof(h.key)) == sizeof(h.key) || strcmp(h.key, key))
 		return err_set(err, "a MAINTAINERS image of another file");
-	}
 	m = xcalloc(1, sizeof(*m));
 	m->image = image;
 	buf_init(&m->notes);
-	m->text_len = (size_t)h.text_len;
-	if (h.size != len || h.text_len != m->text_len ||
-	    !(m->text = image_string(image, len, &off, h.text_len)) ||
-	    !(m->name = image_string(image, len, &off, h.name_len)) ||
-	    !(notes = image_string(image, len, &off, h.notes_len)) ||
-	    !(m->tv = image_take(image, len, &off, h.nr_tv, sizeof(*m->tv))) ||
-	    !(m->secs = image_take(image, len, &off, h.nr_secs, sizeof(*m->secs))) ||
-	    !(m->fpats = image_take(image, len, &off, h.nr_fpats, sizeof(*m->fpats))) ||
-	    !(m->toks = image_take(image, len, &off, h.nr_toks, sizeof(*m->toks))) ||
-	    !(m->classes = image_take(image, len, &off, h.nr_classes, sizeof(*m->classes))) ||
-	    !(m->xs = image_take(image, len, &off, h.nr_xs, sizeof(*m->xs))) ||
-	    !(m->buckets = image_take(image, len, &off, h.nr_buckets, sizeof(*m->buckets))) ||
+	if (h.size != len || h.text_len > UINT32_MAX ||
+	    !(m->text = (char *)image_string(img, len, &off, h.text_len)) ||
+	    !(m->name = (char *)image_string(img, len, &off, h.name_len)) ||
+	    !(notes = image_string(img, len, &off, h.notes_len)) ||
+	    !(m->tv = (struct tv *)image_take(img, len, &off, h.nr_tv, sizeof(*m->tv))) ||
+	    !(secs = image_take(img, len, &off, h.nr_secs, sizeof(*secs))) ||
+	    !(m->fpats = (struct fpat *)image_take(img, len, &off, h.nr_fpats, sizeof(*m->fpats))) ||
+	    !(m->toks = (struct gtok *)image_take(img, len, &off, h.nr_toks, sizeof(*m->toks))) ||
+	    !(m->classes = (struct gclass *)image_take(img, len, &off, h.nr_classes, sizeof(*m->classes))) ||
+	    !(m->xs = (uint32_t *)image_take(img, len, &off, h.nr_xs, sizeof(*m->xs))) ||
+	    !(m->buckets = (struct bucket *)image_take(img, len, &off, h.nr_buckets, sizeof(*m->buckets))) ||
 	    off != len)
 		goto bad;
+	m->text_len = (size_t)h.text_len;
 	m->nr_tv = (size_t)h.nr_tv;
 	m->nr_secs = (size_t)h.nr_secs;
 	m->nr_fpats = (size_t)h.nr_fpats;
@@ -908,14 +910,13 @@ int maintainers_load(const char *key, char *image, size_t len, struct maintainer
 	m->nr_classes = (size_t)h.nr_classes;
 	m->nr_xs = (size_t)h.nr_xs;
 	m->nr_buckets = (size_t)h.nr_buckets;
-	if (image_fix(m, &why) < 0)
+	if (image_fix(m, secs, &why) < 0)
 		goto bad;
 	buf_reset(&m->notes);
 	buf_add(&m->notes, notes, (size_t)h.notes_len);
 	*out = m;
 	return 0;
 bad:
-	/* the counts are set only once image_fix() has cleared what they free */
 	maintainers_free(m);
 	return err_set(err, "a damaged MAINTAINERS image (%s)", why);
 }
@@ -938,25 +939,27 @@ const struct maintainers_section *maintainers_section(const struct maintainers *
 /* ---- matching paths ---- */
 
 /* get_maintainer.pl's file_match_pattern(). */
-static int fpat_match(struct maintainers *m, struct fpat *f, const char *file, int file_slashes)
+static int fpat_match(struct maintainers *m, const struct fpat *f, const char *file, int file_slashes)
 {
 	struct buf err = BUF_INIT;
+	size_t i = (size_t)(f - m->fpats);
 	int r;
 
 	if (!f->dir && f->slashes != file_slashes)
 		return 0;
 	switch (f->kind) {
 	case F_PLAIN:
-		return !strncmp(file, f->v, f->len);
+		return !strncmp(file, fpat_value(m, f), f->len);
 	case F_GLOB:
 		return glob_prefix(m, m->toks + f->tok, f->nr_tok, file);
 	case F_REGEX:
-		r = perlre_match(f->re, file, &err);
+		if (!m->fres[i])
+			return 0;	/* glibc refused it earlier */
+		r = perlre_match(m->fres[i], file, &err);
 		if (r < 0) {
-			note(m, m->tv[f->tv].line, "%s: %s: never matches", f->v, err.data);
-			perlre_free(f->re);
-			f->re = NULL;
-			f->kind = F_BROKEN;
+			note(m, m->tv[f->tv].line, "%s: %s: never matches", fpat_value(m, f), err.data);
+			perlre_free(m->fres[i]);
+			m->fres[i] = NULL;
 			r = 0;
 		}
 		buf_release(&err);
@@ -985,7 +988,7 @@ static int rpat_run(struct maintainers *m, struct rpat *r, struct perlre **re, c
 	int k = perlre_match(*re, s, &err);
 
 	if (k < 0) {
-		note(m, m->tv[r->tv].line, "%s: %s: never matches", m->tv[r->tv].value, err.data);
+		note(m, m->tv[r->tv].line, "%s: %s: never matches", tv_value(m, &m->tv[r->tv]), err.data);
 		perlre_free(r->head);
 		perlre_free(r->diff);
 		r->head = r->diff = NULL;
@@ -1052,7 +1055,7 @@ static size_t path_sections(struct maintainers *m, const char *file, struct cand
 		if (k && file[k - 1] != '/')
 			continue;
 		b = bucket_find(m, file, k, h);
-		if (!b->key)
+		if (!b->used)
 			continue;
 		for (p = b->head; p >= 0; p = m->fpats[p].next) {
 			struct fpat *f = &m->fpats[p];
@@ -1598,7 +1601,7 @@ static void add_hit(struct state *st, size_t sec, char tag, size_t tv, const cha
 	h = &sel->hits[sel->nr_hits++];
 	h->section = &st->m->secs[sec].pub;
 	h->tag = tag;
-	h->pattern = st->m->tv[tv].value;
+	h->pattern = tv_value(st->m, &st->m->tv[tv]);
 	h->line = st->m->tv[tv].line;
 	h->file = file;
 }
@@ -1616,11 +1619,11 @@ static void add_categories(struct state *st, size_t sec, char tag, size_t tv, co
 		const struct tv *t = &st->m->tv[i];
 
 		if (t->type == 'L')
-			push_list(st, t->value, &s->pub);
+			push_list(st, tv_value(st->m, t), &s->pub);
 		else if (t->type == 'M' && (st->flags & MAINTAINERS_MAINTAINERS))
-			push_person(st, t->value, MAINTAINERS_MAINTAINER, &s->pub);
+			push_person(st, tv_value(st->m, t), MAINTAINERS_MAINTAINER, &s->pub);
 		else if (t->type == 'R' && (st->flags & MAINTAINERS_REVIEWERS))
-			push_person(st, t->value, MAINTAINERS_REVIEWER, &s->pub);
+			push_person(st, tv_value(st->m, t), MAINTAINERS_REVIEWER, &s->pub);
 	}
 }
 

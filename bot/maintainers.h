@@ -192,14 +192,16 @@ void maintainers_free(struct maintainers *m);
  * MAINTAINERS_IMAGE_KEY - 1 bytes; -1 when longer).  Make it right after
  * maintainers_parse(), before any match.  maintainers_load() takes an
  * image back (only one written by this very build: another layout is
- * refused) into a new *out, checking every index in it; it takes over
- * image (malloc'd, len bytes) in any case.  -1 with a message for an
- * image that is of another build or key, or damaged.  The loaded m is
- * what the parse gave, notes included.
+ * refused) into a new *out, checking every index in it.  It does not
+ * copy the image: image (8-byte aligned, as malloc() and mmap() give it)
+ * must stay as it is until maintainers_free(*out), and is never written
+ * (a read-only mapping will do).  -1 with a message for an image that is
+ * of another build or key, or damaged.  The loaded m is what the parse
+ * gave, notes included.
  */
 #define MAINTAINERS_IMAGE_KEY 64
 int maintainers_image(const struct maintainers *m, const char *key, struct buf *out);
-int maintainers_load(const char *key, char *image, size_t len, struct maintainers **out,
+int maintainers_load(const char *key, const void *image, size_t len, struct maintainers **out,
 		     struct buf *err);
 
 /* "NAME:LINE: ..." lines, one per pattern that can never match; "" when

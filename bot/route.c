@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,8 @@
 struct parsed {
 	char blob[41];
 	struct maintainers *m;
+	void *map;		/* the image m lies in (mapped), or NULL */
+	size_t map_len;
 	unsigned long used;	/* route->clock at its last use */
 };
 
@@ -30,6 +33,14 @@ struct route {
 	unsigned long clock;
 	const char *source;
 };
+
+static void parsed_release(struct parsed *p)
+{
+	maintainers_free(p->m);
+	if (p->map)
+		munmap(p->map, p->map_len);
+	memset(p, 0, sizeof(*p));
+}
 
 struct route *route_new(const struct config *cfg, struct repo *repo, const char *cache_dir)
 {
@@ -49,7 +60,7 @@ void route_free(struct route *r)
 	if (!r)
 		return;
 	for (i = 0; i < r->nr_kept; i++)
-		maintainers_free(r->kept[i].m);
+		parsed_release(&r->kept[i]);
 	free(r->cache_dir);
 	free(r);
 }
@@ -82,14 +93,15 @@ static void image_path(struct buf *out, const char *dir, const char *blob)
 	buf_addf(out, "%s/" IMAGE_PREFIX "%s", dir, blob);
 }
 
-/* The parse of blob from its image: 0 with *out set, else 1 (none, or one
- * that will not do: it is made again). */
-static int image_read(struct route *r, const char *blob, struct maintainers **out)
+/* The parse of blob from its image, mapped (read-only, private: the
+ * arrays are used where they lie, never written): 0 with *out, *map and
+ * *map_len set, else 1 (none, or one that will not do: it is made again). */
+static int image_read(struct route *r, const char *blob, struct maintainers **out, void **map,
+		      size_t *map_len)
 {
 	struct buf path = BUF_INIT;
 	struct stat sb;
-	char *bytes = NULL;
-	size_t got = 0;
+	void *p;
 	int fd, ret = 1;
 
 	image_path(&path, r->cache_dir, blob);
@@ -100,24 +112,20 @@ static int image_read(struct route *r, const char *blob, struct maintainers **ou
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 ||
 	    (uintmax_t)sb.st_size > IMAGE_MAX_SIZE)
 		goto out;
-	bytes = xmalloc((size_t)sb.st_size);
-	while (got < (size_t)sb.st_size) {
-		ssize_t n = read(fd, bytes + got, (size_t)sb.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got != (size_t)sb.st_size)
+	/* MAP_POPULATE: the pages are in the page cache; one call maps them
+	 * all rather than a fault per page */
+	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (p == MAP_FAILED)
 		goto out;
-	ret = maintainers_load(blob, bytes, got, out, NULL) < 0;
-	bytes = NULL;	/* taken */
-	if (!ret)
-		(void)futimens(fd, NULL);	/* its mtime is its last use */
+	if (maintainers_load(blob, p, (size_t)sb.st_size, out, NULL) < 0) {
+		munmap(p, (size_t)sb.st_size);
+		goto out;
+	}
+	*map = p;
+	*map_len = (size_t)sb.st_size;
+	(void)futimens(fd, NULL);	/* its mtime is its last use */
+	ret = 0;
 out:
-	free(bytes);
 	close(fd);
 	return ret;
 }
@@ -219,7 +227,7 @@ static int maintainers_for(struct route *r, const char *blob, struct maintainers
 			   struct buf *err)
 {
 	struct buf text = BUF_INIT;
-	struct parsed *slot;
+	struct parsed *slot, got;
 	size_t i;
 
 	r->clock++;
@@ -231,17 +239,18 @@ static int maintainers_for(struct route *r, const char *blob, struct maintainers
 			return 0;
 		}
 	}
-	if (r->cache_dir && image_read(r, blob, out) == 0) {
+	memset(&got, 0, sizeof(got));
+	if (r->cache_dir && image_read(r, blob, &got.m, &got.map, &got.map_len) == 0) {
 		r->source = "image";
 	} else {
 		if (repo_blob_read(r->repo, blob, MAINTAINERS_MAX_SIZE, &text, err) < 0 ||
-		    maintainers_parse(r->cfg->route_file, &text, out, err) < 0) {
+		    maintainers_parse(r->cfg->route_file, &text, &got.m, err) < 0) {
 			buf_release(&text);
 			return -1;
 		}
 		buf_release(&text);
 		if (r->cache_dir)
-			image_write(r, blob, *out);
+			image_write(r, blob, got.m);
 		r->source = "parsed";
 	}
 	if (r->nr_kept < ROUTE_RUN_KEEP) {
@@ -251,11 +260,12 @@ static int maintainers_for(struct route *r, const char *blob, struct maintainers
 		for (i = 1; i < r->nr_kept; i++)
 			if (r->kept[i].used < slot->used)
 				slot = &r->kept[i];
-		maintainers_free(slot->m);
+		parsed_release(slot);
 	}
+	*slot = got;
 	memcpy(slot->blob, blob, sizeof(slot->blob));
-	slot->m = *out;
 	slot->used = r->clock;
+	*out = slot->m;
 	return 0;
 }
 

@@ -11,7 +11,7 @@
  * maintainers and reviewers), once cold and N times warm.
  *
  * Then the parse's image (bot/route.h's cache): its size, how long making
- * it takes and loading it back (maintainers_load(), from memory); and
+ * it takes and loading it back (maintainers_load(), from memory: its arrays are used where they lie); and
  * what one render pays for routing, the way a new `perfbot render` does
  * (route_new() and route_commit() of the first COMMIT, a fresh struct
  * route each time): with the image in a cache folder (a temporary one),
@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 				return die("image", &err);
 			v[i] = now_ms() - t;
 			maintainers_free(again);
+			free(bytes);
 		}
 		load_ms = median(v, (size_t)repeat);
 		printf("image: %zu bytes, made in %.3f ms (once per blob), loaded in %.3f ms (median)\n",
