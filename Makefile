@@ -115,7 +115,7 @@ tests/bench/bench-render: tests/bench/bench-render.c $(LIB) Makefile
 tests/bench/bench-route: tests/bench/bench-route.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
-bench: perfbot tests/bench/bench-render
+bench: perfbot tests/bench/bench-render tests/bench/bench-route
 	@sh tests/bench/run.sh
 
 # libFuzzer targets (clang).  FUZZ_SECONDS per target.
