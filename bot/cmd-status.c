@@ -24,7 +24,8 @@ struct status {
 	int64_t sent_last_hour;
 	struct state_reports reports;
 	struct state_exclusions exclusions;	/* #perfbot unsubscribe's list */
-	struct state_commands refused;		/* commands not applied */
+	struct state_commands commands;		/* every #perfbot command recorded */
+	struct state_trailers trailers;		/* every trailer recorded */
 };
 
 static int status_gather(const struct config *cfg, int64_t now, struct status *s,
@@ -48,7 +49,9 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 	if (!ret)
 		ret = state_exclusion_list(st, &s->exclusions, err);
 	if (!ret)
-		ret = state_command_list(st, 0, 1, &s->refused, err);
+		ret = state_command_list(st, 0, 0, &s->commands, err);
+	if (!ret)
+		ret = state_trailer_list(st, 0, &s->trailers, err);
 	state_close(st);
 	return ret;
 }
@@ -115,15 +118,15 @@ static struct value *json_report(const struct state_report *r)
 	return o;
 }
 
-/* Routing (issue 14): the commands of report id's thread that were not
- * applied, and the exclusion list. */
-static struct value *json_refused(const struct status *s, int64_t id)
+/* Routing (issue 14): the commands of report id's thread with what
+ * became of them, its trailers, and the exclusion list. */
+static struct value *json_commands(const struct status *s, int64_t id)
 {
 	struct value *a = value_new_array();
 	size_t i;
 
-	for (i = 0; i < s->refused.nr; i++) {
-		const struct state_command *c = &s->refused.v[i];
+	for (i = 0; i < s->commands.nr; i++) {
+		const struct state_command *c = &s->commands.v[i];
 		struct value *o;
 
 		if (c->report_id != id)
@@ -134,7 +137,27 @@ static struct value *json_refused(const struct status *s, int64_t id)
 		value_object_set_string(o, "args", c->args);
 		value_object_set_string(o, "author", c->author);
 		value_object_set(o, "date", json_time(c->date));
+		value_object_set_bool(o, "applied", c->applied);
 		value_object_set(o, "why", c->why ? value_new_string(c->why) : value_new_null());
+	}
+	return a;
+}
+
+static struct value *json_trailers(const struct status *s, int64_t id)
+{
+	struct value *a = value_new_array();
+	size_t i;
+
+	for (i = 0; i < s->trailers.nr; i++) {
+		const struct state_trailer *t = &s->trailers.v[i];
+		struct value *o;
+
+		if (t->report_id != id)
+			continue;
+		o = value_array_push(a, value_new_object());
+		value_object_set_string(o, "message_id", t->message_id);
+		value_object_set_string(o, "key", t->key);
+		value_object_set_string(o, "value", t->value);
 	}
 	return a;
 }
@@ -161,10 +184,10 @@ static void text_refused(const struct status *s, int64_t id, struct buf *out)
 {
 	size_t i;
 
-	for (i = 0; i < s->refused.nr; i++) {
-		const struct state_command *c = &s->refused.v[i];
+	for (i = 0; i < s->commands.nr; i++) {
+		const struct state_command *c = &s->commands.v[i];
 
-		if (c->report_id == id)
+		if (c->report_id == id && !c->applied)
 			buf_addf(out, "%6s  #perfbot %s%s%s by %s not applied: %s\n", "", c->name,
 				 *c->args ? " " : "", c->args, c->author, c->why ? c->why : "");
 	}
@@ -198,9 +221,12 @@ static void status_json(const struct status *s, struct buf *out)
 	value_object_set(spool, "incoming", value_new_integer((int64_t)s->incoming));
 	value_object_set(spool, "rejected", value_new_integer((int64_t)s->rejected));
 	reports = value_object_set(root, "reports", value_new_array());
-	for (i = 0; i < s->reports.nr; i++)
-		value_object_set(value_array_push(reports, json_report(&s->reports.v[i])),
-				 "commands_not_applied", json_refused(s, s->reports.v[i].id));
+	for (i = 0; i < s->reports.nr; i++) {
+		struct value *r = value_array_push(reports, json_report(&s->reports.v[i]));
+
+		value_object_set(r, "commands", json_commands(s, s->reports.v[i].id));
+		value_object_set(r, "trailers", json_trailers(s, s->reports.v[i].id));
+	}
 	value_object_set(root, "sent_last_hour", value_new_integer(s->sent_last_hour));
 	value_object_set(root, "exclusions", json_exclusions(s));
 	value_write_json(out, root, 2);
@@ -284,7 +310,8 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 done:
 	state_reports_release(&s.reports);
 	state_exclusions_release(&s.exclusions);
-	state_commands_release(&s.refused);
+	state_commands_release(&s.commands);
+	state_trailers_release(&s.trailers);
 	config_free(cfg);
 	opt_args_release(&args);
 	buf_release(&err);

@@ -1964,10 +1964,11 @@ int state_trailer_list(struct state *st, int64_t report_id, struct state_trailer
 	struct stmt q;
 	int row;
 
-	if (stmt_prepare(st, &q, "SELECT t.message_id, t.key, t.value FROM trailers t "
-			 "JOIN messages m ON m.message_id = t.message_id WHERE m.report_id = ? "
-			 "ORDER BY t.rowid", err) < 0)
+	if (stmt_prepare(st, &q, "SELECT t.message_id, t.key, t.value, IFNULL(m.report_id, 0) "
+			 "FROM trailers t JOIN messages m ON m.message_id = t.message_id "
+			 "WHERE ? = 0 OR m.report_id = ? ORDER BY t.rowid", err) < 0)
 		return -1;
+	bind_int(&q, report_id);
 	bind_int(&q, report_id);
 	while ((row = stmt_step(&q, err)) == 1) {
 		struct state_trailer *t;
@@ -1977,6 +1978,7 @@ int state_trailer_list(struct state *st, int64_t report_id, struct state_trailer
 		t->message_id = col_str(q.s, 0);
 		t->key = col_str(q.s, 1);
 		t->value = col_str(q.s, 2);
+		t->report_id = col_int(q.s, 3);
 	}
 	stmt_finish(&q);
 	return row < 0 ? -1 : 0;

@@ -441,6 +441,7 @@ int state_command_list(struct state *st, int64_t report_id, int not_applied_only
 		       struct state_commands *out, struct buf *err);
 
 struct state_trailer {
+	int64_t report_id;	/* the report whose thread it is in; 0 = none */
 	char *message_id;
 	char *key;
 	char *value;
@@ -452,8 +453,8 @@ struct state_trailers {
 };
 
 void state_trailers_release(struct state_trailers *list);
-/* Appends the trailers recorded in the messages of report_id's thread,
- * in the order they were.  0 or -1. */
+/* Appends the trailers recorded in the messages of report_id's thread
+ * (0: of every message), in the order they were.  0 or -1. */
 int state_trailer_list(struct state *st, int64_t report_id, struct state_trailers *out,
 		       struct buf *err);
 

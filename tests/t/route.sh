@@ -128,7 +128,7 @@ check_eq "untrusted: the report stays open" open "$(pb status --json | jq_py 'd[
 pb status --json >"$tmp/status.json"
 check_eq "status --json: the command not applied, with why" \
 	"invalid|Eve <eve@example.net>|from eve@example.net, who is not among the report's recipients, its MAINTAINERS people or commands.trusted" \
-	"$(jq_py '"|".join(d["reports"][0]["commands_not_applied"][-1][k] for k in ("name", "author", "why"))' <"$tmp/status.json")"
+	"$(jq_py '"|".join([c for c in d["reports"][0]["commands"] if not c["applied"]][-1][k] for k in ("name", "author", "why"))' <"$tmp/status.json")"
 pb status >"$tmp/status.txt"
 check "status: the command not applied under its report" grep -q "#perfbot invalid by Eve <eve@example.net> not applied: from eve@example.net" "$tmp/status.txt"
 
@@ -164,6 +164,12 @@ check_eq "thread --json: commands recorded per reply (name, applied)" \
 	"$(jq_py '" ".join("%s:%s" % (c["name"], c["applied"]) for m in d["messages"] if m["message_id"] == "reply10@example.org" for c in m["commands"])' <"$tmp/thread.json")"
 check_eq "thread --json: trailers" "Tested-by: Tejun Heo <tj@kernel.example.org>" \
 	"$(jq_py '"".join("%s: %s" % (t["key"], t["value"]) for m in d["messages"] for t in m["trailers"])' <"$tmp/thread.json")"
+pb status --json >"$tmp/status2.json"
+check_eq "status --json: each reply's commands with their outcome" \
+	"unsubscribe:True unsubscribe:False subscribe:True subscribe:False invalid:False invalid:True reopen:True dup-of:False dup-of:False dup-of:True frobnicate:False" \
+	"$(jq_py '" ".join("%s:%s" % (c["name"], c["applied"]) for c in d["reports"][0]["commands"])' <"$tmp/status2.json")"
+check_eq "status --json: and trailers" "reply11@example.org Tested-by" \
+	"$(jq_py '" ".join("%s %s" % (t["message_id"], t["key"]) for t in d["reports"][0]["trailers"])' <"$tmp/status2.json")"
 check_eq "thread --json: the decoded name in the state" "Michal Koutný" \
 	"$(jq_py '[m["from"]["name"] for m in d["messages"] if m["message_id"] == "reply6@example.org"][0]' <"$tmp/thread.json")"
 
