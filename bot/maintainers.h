@@ -114,7 +114,10 @@
  * typical commit 10-50 µs: F: patterns are indexed by their literal
  * leading directory (a path looks up each of its leading directories),
  * and N:/K: regexes are compiled on first use, only when a path or line
- * holds one of their required literals.  Parse once per run per blob.
+ * holds one of their required literals.  Parse once per run per blob;
+ * across runs, maintainers_image() keeps the parse (about 1.9 MB for the
+ * kernel's file) and maintainers_load() takes it back in about 0.5 ms,
+ * using its arrays where they lie.
  */
 
 #include <stddef.h>

@@ -9,7 +9,9 @@
 #     cache folder and without one (inflating and parsing the blob); and
 #  2. process level: `perfbot render` of one commit with routing on (the
 #     image in place) and with route.maintainersFile = none: the
-#     difference is what routing adds to a render (target: <= 2 ms);
+#     difference is what routing adds to a render (target: <= 2 ms; judged
+#     on the in-process figure, the process-level one being two ~15 ms
+#     runs' difference: with hyperfine, the CPU time is shown too);
 #  3. `perfbot recipients --json` on the batch of all commits, the image
 #     in place (warm) and not (cold: the first run of a new MAINTAINERS),
 #     beside `get_maintainer.pl --no-tree --no-git --no-git-fallback` on
@@ -93,19 +95,35 @@ render_image_ms=$(echo "$line" | cut -d' ' -f6)
 # 2. process level: one render, routing on (image in place) and off
 ./perfbot --config "$tmp/config" recipients "$first" >/dev/null	# keeps the parse's image
 ls "$tmp/state/cache/"maintainers-* >/dev/null 2>&1 || { echo "route.sh: no image was kept" >&2; exit 1; }
-: >"$tmp/on"
-: >"$tmp/off"
-i=0
-while [ $i -lt $((runs * 20)) ]; do
-	ms ./perfbot --config "$tmp/config" render --date '2026-11-30 10:00:00' "$first" >>"$tmp/on"
-	ms ./perfbot --config "$tmp/config.off" render --date '2026-11-30 10:00:00' "$first" >>"$tmp/off"
-	i=$((i + 1))
-done
-on=$(median <"$tmp/on")
-off=$(median <"$tmp/off")
+if command -v hyperfine >/dev/null 2>&1; then
+	# wall-clock medians and CPU time (user + system), which the other
+	# jobs of a shared machine disturb less
+	hyperfine -N --style none --warmup 10 --runs $((runs * 20)) --export-json "$tmp/hf.json" \
+		"./perfbot --config $tmp/config render --date '2026-11-30 10:00:00' $first" \
+		"./perfbot --config $tmp/config.off render --date '2026-11-30 10:00:00' $first" >/dev/null 2>&1
+	set -- $(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print(" ".join("%d %d" % (x["median"] * 1e6, (x["user"] + x["system"]) * 1e6) for x in r))' "$tmp/hf.json") "$@"
+	on=$1 on_cpu=$2 off=$3 off_cpu=$4
+	shift 4
+	cpu_note="; CPU time $(fmt "$on_cpu") and $(fmt "$off_cpu") ms, a difference of $(fmt $((on_cpu - off_cpu))) ms"
+else
+	: >"$tmp/on"
+	: >"$tmp/off"
+	i=0
+	while [ $i -lt $((runs * 20)) ]; do
+		ms ./perfbot --config "$tmp/config" render --date '2026-11-30 10:00:00' "$first" >>"$tmp/on"
+		ms ./perfbot --config "$tmp/config.off" render --date '2026-11-30 10:00:00' "$first" >>"$tmp/off"
+		i=$((i + 1))
+	done
+	on=$(median <"$tmp/on")
+	off=$(median <"$tmp/off")
+	cpu_note=
+fi
 added=$((on - off))
 echo "  perfbot render, one commit: $(fmt "$on") ms routed, $(fmt "$off") ms with maintainersFile = none:" \
-	"routing adds $(fmt "$added") ms (medians of $((runs * 20)) runs each)"
+	"routing adds $(fmt "$added") ms (wall-clock medians of $((runs * 20)) runs each$cpu_note)"
 
 # 3. the batch, perfbot beside get_maintainer.pl
 : >"$tmp/warm"
@@ -148,7 +166,7 @@ if awk -v m="$render_image_ms" 'BEGIN { exit !(m > 2) }'; then
 	status=2
 else
 	echo "  target met: routing adds at most 2 ms to a render ($render_image_ms ms in process," \
-		"$(fmt "$added") ms by process)"
+		"$(fmt "$added") ms wall-clock by process)"
 fi
 if [ "$ratio" -lt 100 ]; then
 	echo "  target missed: perfbot is less than 100x faster than get_maintainer.pl per commit"
