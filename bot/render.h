@@ -40,6 +40,12 @@ struct render_request {
 	const char *message_id;		/* forced (without <>), or NULL to mint one */
 	const char *template_name;	/* NULL: perfbot.template ("followup" for follow-ups) */
 	const struct render_parent *parent;	/* NULL: a new report */
+	const char *after;		/* a new report only: the Message-ID of an
+					 * earlier report of the same comparison that
+					 * is not its parent (one redirected, dropped
+					 * or failed), or NULL; the minted Message-ID
+					 * then hashes it too, so the two never share
+					 * one, even within the same minute */
 };
 
 struct rendered {
