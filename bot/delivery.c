@@ -268,6 +268,11 @@ static int attempt_done(struct delivery *d, struct attempt *a, struct store *sto
 		event_log_say(&d->log, "deferred <%s> (attempt %d): %s; next attempt in %lld minutes", r->message_id,
 		    r->attempts + 1, reply, (long long)((a->next - d->now) / 60));
 		say_recipients(d, a);
+	} else if (a->outcome == STATE_SENT) {
+		/* the recipients left were refused; the others had it */
+		event_log_say(&d->log, "done with %s <%s>: %zu recipient%s refused for good, %zu had it: %s", kind,
+		    r->message_id, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", before, reply);
+		say_recipients(d, a);
 	} else {
 		event_log_say(&d->log, "failed <%s> for good: %s", r->message_id, reply);
 	}

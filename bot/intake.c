@@ -164,7 +164,7 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		goto done;
 	}
 	if (has_parent && parent.verdict != STATE_VERDICT_OPEN) {
-		buf_addf(&why, "report <%s> was closed as %s by a maintainer: no follow-up is sent",
+		buf_addf(&why, "report <%s> was closed as %s (a #perfbot command, or perfbot report): no follow-up is sent",
 			 parent.message_id, state_verdict_name(parent.verdict));
 		for (i = 0; i < n; i++)
 			if (!group[i]->done && (ret = reject(in, group[i], why.data, err)) < 0)

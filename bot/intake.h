@@ -15,8 +15,9 @@
  *   - A comparison whose thread key (tree family, head commit, first
  *     testcase and headline) matches a report already queued or sent
  *     becomes a follow-up in that report's thread, never a second report;
- *     when the report was closed by a maintainer (#perfbot invalid, fixed,
- *     duplicate) nothing is sent and the files are set aside with why.
+ *     when the report was closed (a maintainer's #perfbot invalid, fixed,
+ *     duplicate, or perfbot report --state) nothing is sent and the files
+ *     are set aside with why.
  *     A report that went to perfbot.redirectTo (staging), was dropped
  *     before anyone got it, or failed is no parent: the comparison is a
  *     new report, whose Message-ID also hashes the earlier one's
