@@ -166,6 +166,11 @@ static int outbox_act(const struct config *cfg, size_t a, const char *why, char 
 	size_t i;
 	int rc = 0, e;
 
+	if (!state_exists(cfg->state)) {
+		fprintf(stderr, "perfbot outbox: %s: no state yet (nothing was queued)\n", cfg->state);
+		rc = EX_DATAERR;
+		goto done;
+	}
 	e = state_lock(cfg->state, STATE_LOCK_WAIT_MS, &lock, &err);
 	if (e == STATE_BUSY) {
 		fprintf(stderr, "perfbot outbox: a perfbot send is running (%s); nothing done: try again\n",
@@ -258,6 +263,10 @@ int cmd_outbox(int argc, char **argv, const struct cmd_options *opts)
 		}
 	} else if (why) {
 		rc = cmd_usage_error(&spec, "--why goes with an action");
+		goto done;
+	}
+	if (cmd_check_reason(why, &err) < 0) {
+		rc = cmd_usage_error(&spec, "%s", err.data);
 		goto done;
 	}
 	if (config_load(opts->config_path, &cfg, &err) < 0) {

@@ -57,6 +57,10 @@ int cmd_report(int argc, char **argv, const struct cmd_options *opts)
 				     state_name);
 		goto done;
 	}
+	if (cmd_check_reason(why, &err) < 0) {
+		rc = cmd_usage_error(&spec, "%s", err.data);
+		goto done;
+	}
 	e = cmd_report_number(args.v[0], &id, &err);
 	if (e < 0) {
 		rc = cmd_usage_error(&spec, "%s", err.data);

@@ -80,6 +80,17 @@ char *cmd_strip_angles(const char *id)
 	return xstrdup(id);
 }
 
+int cmd_check_reason(const char *why, struct buf *err)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)why; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return err_set(err, "--why: the reason has a line break or another control "
+				       "character: give it on one line");
+	return 0;
+}
+
 char *cmd_operator(void)
 {
 	struct passwd *pw = getpwuid(geteuid());

@@ -47,6 +47,10 @@ int cmd_report_number(const char *s, int64_t *out, struct buf *err);
 /* A Message-ID given on the command line without its <> (malloc'd). */
 char *cmd_strip_angles(const char *id);
 
+/* 0 when an operator's --why TEXT is one line of printable text (status
+ * prints it as one), else -1 with a message. */
+int cmd_check_reason(const char *why, struct buf *err);
+
 /* The author of an operator's action: "operator (USER)", USER being the
  * name of the effective user (its number when it has none); malloc'd. */
 char *cmd_operator(void);

@@ -1090,6 +1090,21 @@ static int check_text(const char *what, const char *s, int required, struct buf 
 	return 0;
 }
 
+/* An operator's reason: check_text(), and one line of printable text
+ * (status and outbox print it as one). */
+static int check_reason(const char *s, int required, struct buf *err)
+{
+	const unsigned char *p;
+
+	if (check_text("the reason", s, required, err) < 0)
+		return -1;
+	for (p = (const unsigned char *)s; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return err_set(err, "the reason has a line break or another control character: "
+				       "give it on one line");
+	return 0;
+}
+
 static int check_rcpts(const struct state_rcpt *rcpt, size_t nr, const char *reply,
 		       struct buf *err)
 {
@@ -1978,7 +1993,7 @@ int state_report_act(struct state *st, int64_t id, enum state_action a, const ch
 
 	if ((size_t)a >= N(action_names))
 		return err_set(err, "unknown action %d", (int)a);
-	if (check_text("the reason", why, a == STATE_ACTION_DROP, err) < 0 ||
+	if (check_reason(why, a == STATE_ACTION_DROP, err) < 0 ||
 	    check_text("the author", author, 1, err) < 0)
 		return -1;
 	if (tx_begin(st, 1, err) < 0)
@@ -2008,7 +2023,7 @@ int state_report_set_verdict_by(struct state *st, int64_t id, enum state_verdict
 
 	if ((size_t)v >= N(verdict_names))
 		return err_set(err, "%s: unknown report state %d", st->path, (int)v);
-	if (check_text("the reason", why, 0, err) < 0 || check_text("the author", author, 1, err) < 0)
+	if (check_reason(why, 0, err) < 0 || check_text("the author", author, 1, err) < 0)
 		return -1;
 	if (tx_begin(st, 1, err) < 0)
 		return -1;

@@ -450,7 +450,8 @@ const char *state_action_name(enum state_action a);
 /*
  * Does action a to report or follow-up id, and records it in the same
  * transaction as a command of `author` ("operator (root)") at now, with
- * why (may be NULL; required for a drop) as its arguments.  0 when done;
+ * why (may be NULL; required for a drop; one line, no control
+ * characters, at most STATE_MAX_TEXT bytes) as its arguments.  0 when done;
  * STATE_REFUSED with a message saying why when a does not apply to the
  * report as it is (nothing changed); -1 on errors (no such report, the
  * database).

@@ -112,6 +112,8 @@ print($1)"
 "$perfbot" --config "$tmp/c" outbox >"$tmp/empty.txt"
 check_eq "outbox with no state: empty, exit 0" "0 the outbox is empty: nothing queued, held, deferred or failed" \
 	"$? $(cat "$tmp/empty.txt")"
+"$perfbot" --config "$tmp/c" outbox hold 1 >/dev/null 2>"$tmp/nostate.err"
+check_eq "an action with no state yet: exit 65, no state made" "65 no" "$? $(test -e "$tmp/s" && echo yes || echo no)"
 
 # 1. every action on every state: done or refused, as the table says
 while read -r state action want says after; do
@@ -234,6 +236,9 @@ check_eq "an unknown Message-ID: exit 65" 65 $?
 "$perfbot" --config "$tmp/c" outbox drop "$held_id" >/dev/null 2>"$tmp/e3"
 check_eq "drop without --why: exit 64" 64 $?
 check "... saying so" grep -q "drop needs --why TEXT" "$tmp/e3"
+"$perfbot" --config "$tmp/c" outbox hold --why "$(printf 'two\nlines')" "$held_id" >/dev/null 2>"$tmp/e7"
+check_eq "a reason on two lines is refused: exit 64" 64 $?
+check "... saying so" grep -q "give it on one line" "$tmp/e7"
 "$perfbot" --config "$tmp/c" outbox frob 1 >/dev/null 2>"$tmp/e4"
 check_eq "an unknown action: exit 64" 64 $?
 "$perfbot" --config "$tmp/c" outbox hold >/dev/null 2>&1

@@ -1395,6 +1395,9 @@ static void outbox_action_errors(void **state)
 	buf_reset(&err);
 	assert_int_equal(state_report_act(f->st, id, STATE_ACTION_DROP, NULL, "op", T0, &err), -1);
 	assert_non_null(strstr(err.data, "reason is missing"));
+	buf_reset(&err);
+	assert_int_equal(state_report_act(f->st, id, STATE_ACTION_HOLD, "two\nlines", "op", T0, &err), -1);
+	assert_non_null(strstr(err.data, "on one line"));
 	buf_release(&err);
 }
 
