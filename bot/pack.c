@@ -11,7 +11,7 @@
 #include <zlib.h>
 
 #include "pack.h"
-#include "sha1.h"
+#include "hash.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -373,12 +373,12 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* The version 2 index of the pack whose checksum is sum. */
-static void index_build(const struct pack *p, const unsigned char sum[SHA1_RAWSZ], struct buf *idx,
-			struct sha1 *h)
+static void index_build(const struct pack *p, const unsigned char sum[HASH_SHA1_RAWSZ], struct buf *idx,
+			struct hash_sha1 *h)
 {
 	static const unsigned char magic[4] = { 0xff, 't', 'O', 'c' };
 	const struct entry **sorted = xcalloc(p->nr, sizeof(*sorted));
-	unsigned char own[SHA1_RAWSZ];
+	unsigned char own[HASH_SHA1_RAWSZ];
 	uint32_t count = 0;
 	size_t i, k = 0;
 
@@ -400,10 +400,10 @@ static void index_build(const struct pack *p, const unsigned char sum[SHA1_RAWSZ
 		put32(idx, sorted[i]->crc);
 	for (i = 0; i < p->nr; i++)
 		put32(idx, sorted[i]->offset);	/* < 2^31: no 64-bit table */
-	buf_add(idx, sum, SHA1_RAWSZ);
-	sha1_update(h, idx->data, idx->len);
-	sha1_final(h, own);
-	buf_add(idx, own, SHA1_RAWSZ);
+	buf_add(idx, sum, HASH_SHA1_RAWSZ);
+	hash_sha1_update(h, idx->data, idx->len);
+	hash_sha1_final(h, own);
+	buf_add(idx, own, HASH_SHA1_RAWSZ);
 	free(sorted);
 }
 
@@ -454,12 +454,12 @@ static int dir_sync(const char *dir, struct buf *err)
 
 /* The SHA-1 of the pack file's first n bytes, read back: the header
  * changed after the objects were written, as in git fast-import. */
-static int file_sum(struct pack *p, uint64_t n, unsigned char sum[SHA1_RAWSZ], struct buf *err)
+static int file_sum(struct pack *p, uint64_t n, unsigned char sum[HASH_SHA1_RAWSZ], struct buf *err)
 {
-	struct sha1 h;
+	struct hash_sha1 h;
 	uint64_t at = 0;
 
-	if (sha1_init(&h, err) < 0)
+	if (hash_sha1_init(&h, err) < 0)
 		return -1;
 	buf_grow(&p->out, WRITE_CHUNK);
 	while (at < n) {
@@ -469,14 +469,14 @@ static int file_sum(struct pack *p, uint64_t n, unsigned char sum[SHA1_RAWSZ], s
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
-			sha1_release(&h);
+			hash_sha1_release(&h);
 			return err_set(err, "cannot read %s back: %s", p->path.data,
 				       got ? strerror(errno) : "it is shorter than written");
 		}
-		sha1_update(&h, p->out.data, (size_t)got);
+		hash_sha1_update(&h, p->out.data, (size_t)got);
 		at += (uint64_t)got;
 	}
-	sha1_final(&h, sum);
+	hash_sha1_final(&h, sum);
 	return 0;
 }
 
@@ -501,9 +501,9 @@ static int pwrite_all(int fd, const void *data, size_t n, off_t at)
 int pack_write(struct pack *p, struct buf *err)
 {
 	struct buf idx = BUF_INIT, tmp_idx = BUF_INIT, name = BUF_INIT, count = BUF_INIT;
-	unsigned char sum[SHA1_RAWSZ];
+	unsigned char sum[HASH_SHA1_RAWSZ];
 	uint64_t end = PACK_HEADER + p->size;
-	struct sha1 h = { 0 };
+	struct hash_sha1 h = { 0 };
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid named;
 	int rc = -1;
@@ -525,7 +525,7 @@ int pack_write(struct pack *p, struct buf *err)
 		err_set(err, "cannot write %s: %s", p->path.data, strerror(errno));
 		goto out;
 	}
-	if (sha1_init(&h, err) < 0)
+	if (hash_sha1_init(&h, err) < 0)
 		goto out;
 	index_build(p, sum, &idx, &h);
 	/* the pack is named for its checksum, written as git writes ids */
@@ -555,7 +555,7 @@ int pack_write(struct pack *p, struct buf *err)
 	pack_clear(p);
 	rc = 0;
 out:
-	sha1_release(&h);
+	hash_sha1_release(&h);
 	if (tmp_idx.len)
 		unlink(tmp_idx.data);
 	buf_release(&idx);
