@@ -1192,8 +1192,9 @@ int archive_add(struct archive *a, const char *raw, size_t len, int64_t now,
 		char blob_hex[41], char commit_hex[41], struct buf *err)
 {
 	const char *msg;
-	unsigned char tree[9 + GIT_OID_RAWSZ] = "100644 m";
-	git_oid blob, tree_id, commit;
+	unsigned char tree[9 + PACK_ID_RAWSZ] = "100644 m";
+	unsigned char blob[PACK_ID_RAWSZ], tree_raw[PACK_ID_RAWSZ], commit_raw[PACK_ID_RAWSZ];
+	git_oid blob_id, tree_id, commit;
 
 	if (!a->repo)
 		return err_set(err, "archive %s: a previous error left no epoch open", a->dir);
@@ -1213,21 +1214,24 @@ int archive_add(struct archive *a, const char *raw, size_t len, int64_t now,
 
 	/* A failure leaves objects of this message in the pack, but nothing
 	 * refers to them: they are written and stay unreachable, or not. */
-	if (pack_add(a->pack, GIT_OBJECT_BLOB, msg, len, &blob, err) < 0)
+	if (pack_add(a->pack, PACK_BLOB, msg, len, blob, err) < 0)
 		return err_prefix(err, "archive %s: ", a->dir);
 	/* A tree is "<mode> <name>\0<raw id>" per entry; this one has only m. */
-	memcpy(tree + 9, blob.id, GIT_OID_RAWSZ);
-	if (pack_add(a->pack, GIT_OBJECT_TREE, tree, sizeof(tree), &tree_id, err) < 0)
+	memcpy(tree + 9, blob, PACK_ID_RAWSZ);
+	if (pack_add(a->pack, PACK_TREE, tree, sizeof(tree), tree_raw, err) < 0)
 		return err_prefix(err, "archive %s: ", a->dir);
+	git_oid_fromraw(&tree_id, tree_raw);
 	commit_build(a, &tree_id, now);
-	if (pack_add(a->pack, GIT_OBJECT_COMMIT, a->commit.data, a->commit.len, &commit, err) < 0)
+	if (pack_add(a->pack, PACK_COMMIT, a->commit.data, a->commit.len, commit_raw, err) < 0)
 		return err_prefix(err, "archive %s: ", a->dir);
+	git_oid_fromraw(&blob_id, blob);
+	git_oid_fromraw(&commit, commit_raw);
 	a->tip = commit;
 	a->has_tip = 1;
 	a->epoch_bytes += len;
 	a->pending_bytes += len;
 	if (blob_hex)
-		oid_hex(&blob, blob_hex);
+		oid_hex(&blob_id, blob_hex);
 	if (commit_hex)
 		oid_hex(&commit, commit_hex);
 	return 0;
