@@ -7,21 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "archive.h"
 #include "date.h"
 #include "gitlib.h"
 #include "header.h"
+#include "lock.h"
 #include "pack.h"
 #include "xalloc.h"
 #include "banned.h"
 
 #define MASTER "refs/heads/master"
-#define LOCK_POLL_MS 50
 #define LOOSE_SAMPLE 2048	/* loose objects counted before the rest is estimated */
 #define EPOCH_MAX_NR 9999	/* highest epoch number this writer makes or reads */
 
@@ -63,7 +61,7 @@ struct stamp {
 struct archive {
 	char *dir;		/* the inbox directory */
 	char *ident;		/* "name <address>", the committer */
-	int lock_fd;		/* inbox.lock, flock'ed */
+	struct lock *lock;	/* inbox.lock */
 	unsigned epoch;		/* the N of git/N.git being written */
 	git_repository *repo;	/* that epoch */
 	char *pack_dir;		/* its objects/pack */
@@ -444,34 +442,6 @@ out:
 	return rc;
 }
 
-static int lock_take(struct archive *a, const char *path, unsigned wait_ms, struct buf *err)
-{
-	struct timespec start, now;
-
-	a->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (a->lock_fd < 0)
-		return sys_fail(err, "cannot open", path);
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		struct timespec nap = { 0, LOCK_POLL_MS * 1000000L };
-		int64_t waited;
-
-		if (!flock(a->lock_fd, LOCK_EX | LOCK_NB))
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return sys_fail(err, "cannot lock", path);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		waited = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
-			 (now.tv_nsec - start.tv_nsec) / 1000000;
-		if (waited >= wait_ms) {
-			err_set(err, "%s is locked by another writer (perfbot or public-inbox) "
-				"for more than %u ms; try again later", path, wait_ms);
-			return ARCHIVE_BUSY;
-		}
-		nanosleep(&nap, NULL);
-	}
-}
-
 static int ident_check(const char *what, const char *s, struct buf *err)
 {
 	const unsigned char *p;
@@ -510,7 +480,6 @@ int archive_open_opts(const char *dir, const char *name, const char *address,
 	 * to 256 MiB): archiving a whole list must not grow with the list */
 	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)(8 << 20));
 	a = xcalloc(1, sizeof(*a));
-	a->lock_fd = -1;
 	a->dir = xstrdup(dir);
 	a->epoch_max = opts ? opts->epoch_max : ARCHIVE_EPOCH_MAX;
 	buf_init(&a->lf);
@@ -533,7 +502,10 @@ int archive_open_opts(const char *dir, const char *name, const char *address,
 	rc = -1;
 	if (mkdir_once(dir, err))
 		goto fail;
-	rc = lock_take(a, lock, opts ? opts->lock_wait_ms : ARCHIVE_LOCK_WAIT_MS, err);
+	rc = lock_take(lock, 0644, opts ? opts->lock_wait_ms : ARCHIVE_LOCK_WAIT_MS,
+		       "another writer (perfbot or public-inbox)", &a->lock, err);
+	if (rc == LOCK_BUSY)
+		rc = ARCHIVE_BUSY;
 	if (rc)
 		goto fail;
 	rc = -1;
@@ -565,8 +537,7 @@ void archive_close(struct archive *a)
 		return;
 	if (a->repo)
 		epoch_close(a);
-	if (a->lock_fd >= 0)
-		close(a->lock_fd);	/* releases the flock */
+	lock_free(a->lock);
 	free(a->dir);
 	free(a->ident);
 	free(a->fields);

@@ -6,7 +6,7 @@
  * every report sent and every reply ingested (DESIGN.md §6; the format
  * is in notes/public-inbox.md §1).  Layout of the inbox directory:
  *
- *   inbox.lock     held with flock(LOCK_EX) while an archive is open;
+ *   inbox.lock     held (lock.h: flock, the holder's pid) while an archive is open;
  *                  public-inbox-index takes the same lock, so close the
  *                  archive before running it
  *   git/N.git      bare epochs (N = 0, 1, ...), HEAD -> refs/heads/master,
