@@ -61,7 +61,7 @@ tests/unit/test-%: tests/unit/test-%.c $(LIB) Makefile
 demo: perfbot
 	@sh config/demo.sh ./perfbot
 
-check: perfbot $(UNIT_BIN)
+check: perfbot $(UNIT_BIN) $(REPLAY_BIN)
 	@sh tests/run.sh
 
 # The unit tests alone (cmocka; a few seconds).
@@ -85,6 +85,12 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(SRC) $(HDR)
 fuzz: $(FUZZ_BIN)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
+# The inputs that found bugs (tests/fuzz/regressions/NAME/), replayed by
+# `make check` through their target built with $(CC), without libFuzzer.
+REPLAY_BIN := $(patsubst tests/fuzz/regressions/%,tests/fuzz/replay-%,$(wildcard tests/fuzz/regressions/*))
+tests/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB) $(HDR) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
+
 install: perfbot
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates $(DESTDIR)$(DATADIR)/config
 	$(MAKE) --no-print-directory TEMPLATE_DIR=$(DATADIR)/templates perfbot-installed
@@ -100,7 +106,7 @@ perfbot-installed: bot/main.c $(SRC) $(HDR)
 -include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d
 
 clean:
-	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
+	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) $(REPLAY_BIN) tests/bench/bench-render
 	rm -rf tests/fuzz/corpus-*/.tmp
 
 .PHONY: all demo check unit bench fuzz install clean

@@ -531,7 +531,10 @@ void address_list_read(const char *field, const char *body, struct address **lis
 	for (i = 0; i < n; i++) {
 		struct address a;
 
-		if (!email_ok(raw[i].email)) {
+		buf_reset(&clean);
+		charset_repair_utf8(raw[i].email, strlen(raw[i].email), &clean);
+		/* the limit counts the bytes kept: U+FFFD is three of them */
+		if (!email_ok(clean.data)) {
 			buf_reset(&span);
 			buf_reset(&q);
 			buf_add(&span, raw[i].start, (size_t)(raw[i].end - raw[i].start));
@@ -544,8 +547,6 @@ void address_list_read(const char *field, const char *body, struct address **lis
 				    ADDRESS_MAX_LIST);
 			break;
 		}
-		buf_reset(&clean);
-		charset_repair_utf8(raw[i].email, strlen(raw[i].email), &clean);
 		a.email = buf_detach(&clean, NULL);
 		if (raw[i].angle)
 			a.name = name_decode(raw[i].phrase);

@@ -621,7 +621,14 @@ void mime_find_text(const char *raw, size_t len, const struct mime_options *opts
 		mime_text_release(out);
 		out->quarantine = failed;
 	} else if (out->quarantine) {
-		out->found = 0;
+		/* a limit reached after the text part was found: nothing of it
+		 * counts (mime-child.h: type and the rest NULL unless found) */
+		free(out->type);
+		free(out->charset);
+		free(out->encoding);
+		out->type = out->charset = out->encoding = NULL;
+		out->found = out->flowed = out->delsp = 0;
+		out->offset = out->length = 0;
 	}
 	buf_release(&r);
 	buf_release(&why);

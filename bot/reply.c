@@ -279,8 +279,6 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 	if (i == sizeof(known) / sizeof(known[0]) || n >= sizeof(name)) {
 		header_quote_input(&q, raw.data);
 		problem(s->r, "line %zu: unknown command #perfbot %s", lineno, q.data);
-	} else if (known[i].needs_args && !args.n) {
-		problem(s->r, "line %zu: #perfbot %s needs an argument", lineno, known[i].name);
 	} else {
 		snprintf(name, sizeof(name), "%s", known[i].name);
 		if (!strcmp(name, "dup-of") && args.n >= 2 && args.p[0] == '<' &&
@@ -289,7 +287,11 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 			args.n -= 2;
 			args = trim(args);
 		}
-		add_command(s, name, args, lineno);
+		/* after the brackets: "dup-of: <>" has no argument either */
+		if (known[i].needs_args && !args.n)
+			problem(s->r, "line %zu: #perfbot %s needs an argument", lineno, known[i].name);
+		else
+			add_command(s, name, args, lineno);
 	}
 	buf_release(&q);
 	buf_release(&raw);

@@ -34,8 +34,8 @@ static size_t line_at(const char *p, size_t n, size_t *next)
 	}
 	*next = (size_t)(nl - p) + 1;
 	l = (size_t)(nl - p);
-	if (l && p[l - 1] == '\r')
-		l--;
+	while (l && p[l - 1] == '\r')
+		l--;	/* as rfc5322_lf() reads "\r\r\n": one line end */
 	return l;
 }
 
@@ -208,10 +208,16 @@ const char *rfc5322_lf(const char *raw, size_t *len, struct buf *tmp)
 		return raw;
 	buf_reset(tmp);
 	while ((cr = memchr(p, '\r', (size_t)(end - p)))) {
+		const char *run = cr;
+
 		buf_add(tmp, p, (size_t)(cr - p));
-		if (cr + 1 == end || cr[1] != '\n')
-			buf_addc(tmp, '\r');
-		p = cr + 1;
+		/* a run of CRs before LF goes whole, so that doing it twice
+		 * changes nothing ("\r\r\n" once would leave "\r\n") */
+		while (run < end && *run == '\r')
+			run++;
+		if (run == end || *run != '\n')
+			buf_add(tmp, cr, (size_t)(run - cr));
+		p = run;
 	}
 	buf_add(tmp, p, (size_t)(end - p));
 	*len = tmp->len;

@@ -89,9 +89,10 @@ void rfc5322_reader_init(struct rfc5322_reader *r, const char *raw, size_t len,
 /*
  * The next field: 1 with *f set, 0 when the header has ended (at its
  * empty line, at a stray line, or at the end of raw; r->body then says
- * where the body starts).  Lines end in LF or CRLF.  A field name is
- * printable ASCII without ':' (RFC 5322 §3.6.8; in the RFC reading white
- * space may stand between it and the colon, §4.5).
+ * where the body starts).  Lines end in LF, CRLF, or CRs and LF (as
+ * rfc5322_lf() reads them).  A field name is printable ASCII without ':'
+ * (RFC 5322 §3.6.8; in the RFC reading white space may stand between it
+ * and the colon, §4.5).
  */
 int rfc5322_next(struct rfc5322_reader *r, struct rfc5322_field *f);
 
@@ -110,9 +111,11 @@ int rfc5322_is(const struct rfc5322_field *f, const char *name);
 size_t rfc5322_unfold(const struct rfc5322_field *f, unsigned how, struct buf *out);
 
 /*
- * The message with each CRLF made LF (a lone CR stays): the bytes as the
- * archive stores them.  Returns raw itself when it has no CR, else tmp's
- * data (tmp is reset first); *len is updated.
+ * The message with each CRLF made LF (also a run of CRs before an LF; a
+ * CR elsewhere stays): the bytes as the archive stores them.  Doing it
+ * twice changes nothing, so that a mail read back from the archive gives
+ * the bytes it was archived as.  Returns raw itself when it has no CR,
+ * else tmp's data (tmp is reset first); *len is updated.
  */
 const char *rfc5322_lf(const char *raw, size_t *len, struct buf *tmp);
 

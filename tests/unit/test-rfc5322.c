@@ -51,6 +51,7 @@ static void header_block(void **state)
 		{ "plain fields, the body after the empty line", "A: 1\nB: 2\n\nbody\n", 0, 0,
 		  "A= 1|B= 2|#body=11" },
 		{ "CRLF", "A: 1\r\nB:2\r\n\r\nbody", 0, 0, "A= 1|B=2|#body=13" },
+		{ "CRs and LF end a line too", "A: 1\r\r\n\r\r\nbody", 0, 0, "A= 1|#body=10" },
 		{ "folding: only the line breaks go", "Subject: a\n b\n\tc\n\n", 0, 0,
 		  "Subject= a b\tc|#body=18" },
 		{ "a folded field whose first line is empty", "Message-ID:\n <x@y>\n\n", 0, 0,
@@ -105,6 +106,12 @@ static void lf_only(void **state)
 	got = rfc5322_lf(raw, &len, &tmp);
 	assert_int_equal(len, 6);
 	assert_memory_equal(got, "a\nb\rc\n", 6);
+	/* a run of CRs before LF goes whole: doing it twice changes nothing */
+	raw = "a\r\r\nb\r\rc";
+	len = strlen(raw);
+	got = rfc5322_lf(raw, &len, &tmp);
+	assert_int_equal(len, 6);
+	assert_memory_equal(got, "a\nb\r\rc", 6);
 	/* without a CR: the bytes themselves */
 	raw = "a\nb";
 	len = 3;
