@@ -263,7 +263,7 @@ static void body_single(struct mail *m, const struct header *h, const struct rfc
 	struct buf err = BUF_INIT;
 
 	/* The whole message is this part: a file name alone does not make
-	 * it an attachment (in a multipart it does, see mime.h), only an
+	 * it an attachment (in a multipart it does, see mime-child.h), only an
 	 * explicit Content-Disposition does. */
 	if (h->body[F_CONTENT_DISPOSITION] &&
 	    !rfc2045_field_parse(h->body[F_CONTENT_DISPOSITION], 0, &cd, &err)) {

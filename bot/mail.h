@@ -95,7 +95,7 @@ struct mail {
 	int has_text_part;	/* text_part is set */
 	struct mail_text_part text_part;
 	int html_only;		/* no such part, but a text/html one */
-	size_t attachments;	/* attachments (mime.h says what counts) */
+	size_t attachments;	/* attachments (mime-child.h says what counts) */
 	char *quarantine;	/* NULL, or why the body could not be read */
 	char **problems;
 	size_t nr_problems;
