@@ -61,6 +61,12 @@ tests/unit/test-%: tests/unit/test-%.c $(LIB) Makefile
 demo: perfbot
 	@sh config/demo.sh ./perfbot
 
+# The inputs that found bugs (tests/fuzz/regressions/NAME/), replayed by
+# `make check` through their target built with $(CC), without libFuzzer.
+REPLAY_BIN := $(patsubst tests/fuzz/regressions/%,tests/fuzz/replay-%,$(wildcard tests/fuzz/regressions/*))
+tests/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB) $(HDR) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
+
 check: perfbot $(UNIT_BIN) $(REPLAY_BIN)
 	@sh tests/run.sh
 
@@ -84,12 +90,6 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(SRC) $(HDR)
 	clang $(FUZZ_CFLAGS) -Ibot -o $@ $< $(SRC) $(LIBS)
 fuzz: $(FUZZ_BIN)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
-
-# The inputs that found bugs (tests/fuzz/regressions/NAME/), replayed by
-# `make check` through their target built with $(CC), without libFuzzer.
-REPLAY_BIN := $(patsubst tests/fuzz/regressions/%,tests/fuzz/replay-%,$(wildcard tests/fuzz/regressions/*))
-tests/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB) $(HDR) Makefile
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
 
 install: perfbot
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates $(DESTDIR)$(DATADIR)/config
