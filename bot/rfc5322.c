@@ -263,6 +263,25 @@ static const char *quoted_end(const char *s)
 	return *s ? s + 1 : s;
 }
 
+/* Reads the quoted string or <...> opened at s into tok: its inside (in
+ * quotes a quoted pair is skipped whole, in <...> a quoted string) and
+ * whether it was closed; returns the position after it. */
+static const char *delimited(const char *s, char close, struct rfc5322_token *tok)
+{
+	tok->p = ++s;
+	while (*s && *s != close) {
+		if (close == '>' && *s == '"')
+			s = quoted_end(s);
+		else
+			s += close == '"' && *s == '\\' && s[1] ? 2 : 1;
+	}
+	tok->n = (size_t)(s - tok->p);
+	if (*s)
+		return s + 1;
+	tok->open = 1;
+	return s;
+}
+
 size_t rfc5322_tokenize(const char *s, unsigned mode, struct rfc5322_token **out)
 {
 	const char *specials = mode & RFC5322_NO_COMMENTS ? ",;:@.[]>" : ",;:@.[]>)";
@@ -293,32 +312,10 @@ size_t rfc5322_tokenize(const char *s, unsigned mode, struct rfc5322_token **out
 			s = end;
 		} else if (*s == '"') {
 			tok.kind = RFC5322_QUOTED;
-			tok.p = ++s;
-			while (*s && *s != '"') {
-				if (*s == '\\' && s[1])
-					s++;
-				s++;
-			}
-			tok.n = (size_t)(s - tok.p);
-			if (*s)
-				s++;
-			else
-				tok.open = 1;
+			s = delimited(s, '"', &tok);
 		} else if (*s == '<') {
 			tok.kind = RFC5322_ANGLE;
-			tok.p = ++s;
-			while (*s && *s != '>') {
-				if (*s == '"') {
-					s = quoted_end(s);
-					continue;
-				}
-				s++;
-			}
-			tok.n = (size_t)(s - tok.p);
-			if (*s)
-				s++;
-			else
-				tok.open = 1;
+			s = delimited(s, '>', &tok);
 		} else if (strchr(specials, *s)) {
 			tok.kind = RFC5322_SPECIAL;
 			tok.n = 1;
