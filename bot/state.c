@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "lock.h"
 #include "state.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -41,7 +41,7 @@ struct state {
 };
 
 struct state_lock {
-	int fd;
+	struct lock *lock;	/* DIR/lock (lock.h) */
 };
 
 static const char *const kind_names[] = { "report", "followup" };
@@ -2387,80 +2387,32 @@ int state_archive_tip_set(struct state *st, int64_t epoch, const char *oid, stru
 
 /* ---- the run lock ---------------------------------------------------- */
 
-/* Appends " (pid N)" from the lock file, when it names one. */
-static void lock_holder(int fd, struct buf *out)
-{
-	char pid[32];
-	ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
-	ssize_t i;
-
-	if (n <= 0)
-		return;
-	pid[n] = '\0';
-	for (i = 0; i < n && pid[i] >= '0' && pid[i] <= '9'; i++)
-		;
-	if (i > 0 && (i == n || pid[i] == '\n'))
-		buf_addf(out, " (pid %.*s)", (int)i, pid);
-}
-
 int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf *err)
 {
-	struct buf path = BUF_INIT, holder = BUF_INIT;
-	const struct timespec step = { 0, 50 * 1000 * 1000 };
-	int fd, waited = 0, ret = -1;
+	struct buf path = BUF_INIT;
+	struct lock *l;
+	int r;
 
 	*out = NULL;
 	if (dir_ensure(dir, err) < 0)
 		return -1;
 	path_join(&path, dir, "lock");
-	fd = open(path.data, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		err_set(err, "%s: cannot open: %s", path.data, strerror(errno));
-		goto done;
-	}
-	/* Poll rather than block: a cron job must give up after a moment,
-	 * and flock() has no timeout of its own. */
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK) {
-			err_set(err, "%s: cannot lock: %s", path.data, strerror(errno));
-			goto done;
-		}
-		if (waited >= wait_ms) {
-			lock_holder(fd, &holder);
-			err_set(err, "%s is held by another perfbot%s", path.data, holder.data);
-			ret = STATE_BUSY;
-			goto done;
-		}
-		nanosleep(&step, NULL);
-		waited += 50;
-	}
-	/* Who holds it, for the message a second run prints. */
-	if (ftruncate(fd, 0) == 0) {
-		char pid[32];
-		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-		(void)!pwrite(fd, pid, (size_t)n, 0);	/* only informational */
-	}
-	*out = xmalloc(sizeof(**out));
-	(*out)->fd = fd;
-	fd = -1;
-	ret = 0;
-done:
-	if (fd >= 0)
-		close(fd);
+	r = lock_take(path.data, 0600, wait_ms > 0 ? (unsigned)wait_ms : 0, "another perfbot", &l,
+		      err);
 	buf_release(&path);
-	buf_release(&holder);
-	return ret;
+	if (r == LOCK_BUSY)
+		return STATE_BUSY;
+	if (r < 0)
+		return -1;
+	*out = xmalloc(sizeof(**out));
+	(*out)->lock = l;
+	return 0;
 }
 
 void state_unlock(struct state_lock *lock)
 {
 	if (!lock)
 		return;
-	/* An old pid in the file would only mislead; if it stays, the next
-	 * holder overwrites it. */
-	(void)!ftruncate(lock->fd, 0);
-	close(lock->fd);
+	lock_free(lock->lock);
 	free(lock);
 }

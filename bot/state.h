@@ -544,12 +544,13 @@ int state_archive_tip_get(struct state *st, int64_t epoch, char **oid, struct bu
 int state_archive_tip_set(struct state *st, int64_t epoch, const char *oid, struct buf *err);
 
 /*
- * The run lock: an exclusive flock() on DIR/lock (DIR created 0700 as
- * state_open() does), so two perfbot runs never work on one state at
- * once.  Tries for wait_ms (STATE_LOCK_WAIT_MS for cron's `send`) without
- * blocking longer.  0 with *out set (state_unlock() it; the lock also dies
- * with the process), STATE_BUSY with "DIR/lock is held by another perfbot
- * (pid N)" when another process holds it (nothing changed), -1 on error.
+ * The run lock: DIR/lock taken with lock_take() (lock.h; DIR created
+ * 0700 as state_open() does), so two perfbot runs never work on one state
+ * at once.  Tries for wait_ms (STATE_LOCK_WAIT_MS for cron's `send`)
+ * without blocking longer.  0 with *out set (state_unlock() it; the lock
+ * also dies with the process), STATE_BUSY with "DIR/lock is held by
+ * another perfbot (pid N) ..." when another process holds it (nothing
+ * changed), -1 on error.
  * Two state_lock() calls in one process contend as two processes do.
  */
 int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf *err);
