@@ -39,6 +39,16 @@ done
 grep -q "^ExecStart=$prefix/bin/perfbot send$" "$p/lib/systemd/system/perfbot-send.service"
 check_eq "the send service runs the installed binary" 0 $?
 check "the installed binary runs" sh -c "'$p/bin/perfbot' --version >/dev/null"
+# perfbot help finds the installed pages beside the binary (MANDIR itself
+# is not there: it is under DESTDIR)
+if command -v man >/dev/null && [ -f "$p/share/man/man1/perfbot-send.1" ]; then
+	MANPAGER=cat "$p/bin/perfbot" help send >"$tmp/help" 2>"$tmp/err"
+	if [ $? -eq 0 ] && grep -q '^PERFBOT-SEND(1)' "$tmp/help"; then
+		ok "the installed perfbot help shows the installed perfbot-send(1)"
+	else
+		not_ok "the installed perfbot help send: $(head -c 300 "$tmp/help") $(cat "$tmp/err")"
+	fi
+fi
 
 # the demo, rendered by the installed binary from the installed files
 sh "$p/share/perfbot/config/demo.sh" "$p/bin/perfbot" >"$tmp/installed.eml" 2>"$tmp/err"
