@@ -69,9 +69,11 @@ mv "$tmp/moved" "$p/share/perfbot/templates"
 if command -v bash >/dev/null; then
 	got=$(PATH="$p/bin:$PATH" bash -c ". '$p/share/bash-completion/completions/perfbot'
 		COMP_WORDS=(perfbot se); COMP_CWORD=1; _perfbot; echo \"\${COMPREPLY[*]}\"
-		COMP_WORDS=(perfbot send --d); COMP_CWORD=2; _perfbot; echo \"\${COMPREPLY[*]}\"" 2>&1)
-	check_eq "bash completion: commands and a command's options" "send
---dry-run" "$got"
+		COMP_WORDS=(perfbot send --d); COMP_CWORD=2; _perfbot; echo \"\${COMPREPLY[*]}\"
+		COMP_WORDS=(perfbot help js); COMP_CWORD=2; _perfbot; echo \"\${COMPREPLY[*]}\"" 2>&1)
+	check_eq "bash completion: commands, a command's options, help's topics" "send
+--dry-run
+json" "$got"
 fi
 
 make -s -C "$top" uninstall DESTDIR="$root" PREFIX="$prefix" >"$tmp/make.log" 2>&1
