@@ -27,13 +27,12 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "template.h"
 #include "banned.h"
 
 #ifndef PERFBOT_MAN_DIR
 #define PERFBOT_MAN_DIR "/usr/local/share/man"
 #endif
-
-extern char **environ;
 
 /* The topics: pages that belong to no command. */
 static const struct topic {
@@ -211,7 +210,8 @@ static int fallback_show(const char *word, const struct cmd_entry *command,
 	defaults = config_new_defaults();
 	buf_addf(&path, "%s/README", defaults->shipped_templates);
 	config_free(defaults);
-	if (buf_read_file(&text, path.data, 1 << 20, &err) < 0) {
+	/* the README sits among the templates: bounded as they are */
+	if (buf_read_file(&text, path.data, TEMPLATE_MAX_SIZE, &err) < 0) {
 		fprintf(stderr, "perfbot help: %s\n", err.data);
 		rc = EX_UNAVAILABLE;
 	} else {
