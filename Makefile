@@ -32,6 +32,10 @@ override CPPFLAGS += -DPERFBOT_VERSION='"$(VERSION)"'
 # the source tree's for a plain build, DATADIR's for an installed one.
 TEMPLATE_DIR ?= $(CURDIR)/templates
 override CPPFLAGS += -DPERFBOT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
+# Where `perfbot help` looks for the manual pages first: the source tree's
+# man/ for a plain build, MANDIR for an installed one (bot/cmd-help.c).
+MAN_PAGE_DIR ?= $(CURDIR)/man
+override CPPFLAGS += -DPERFBOT_MAN_DIR='"$(MAN_PAGE_DIR)"'
 
 LIBS_PC := jansson libgit2 sqlite3 gnutls zlib
 override CFLAGS += $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
@@ -101,7 +105,13 @@ demo:
 	@$(MAKE) --no-print-directory perfbot >&2
 	@sh config/demo.sh ./perfbot
 
-check: perfbot $(UNIT_BIN)
+# The inputs that found bugs (tests/fuzz/regressions/NAME/), replayed by
+# `make check` through their target built with $(CC), without libFuzzer.
+REPLAY_BIN := $(patsubst tests/fuzz/regressions/%,tests/fuzz/replay-%,$(wildcard tests/fuzz/regressions/*))
+tests/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB) $(HDR) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
+
+check: perfbot $(UNIT_BIN) $(REPLAY_BIN)
 	@sh tests/run.sh
 
 # The unit tests alone (cmocka; a few seconds).
@@ -140,7 +150,8 @@ UNITS := $(wildcard config/systemd/*.service config/systemd/*.timer)
 MAN_PAGES := $(wildcard man/*.1 man/*.5 man/*.7)
 
 install:
-	$(MAKE) --no-print-directory TEMPLATE_DIR=$(DATADIR)/templates perfbot-installed
+	$(MAKE) --no-print-directory TEMPLATE_DIR=$(DATADIR)/templates MAN_PAGE_DIR=$(MANDIR) \
+		perfbot-installed
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates $(DESTDIR)$(DATADIR)/config \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDDIR)
 	install -m 755 perfbot-installed $(DESTDIR)$(BINDIR)/perfbot
@@ -170,7 +181,7 @@ perfbot-installed: bot/main.c $(SRC) $(HDR) $(GENERATED) Makefile
 -include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d tests/bench/bench-route.d
 
 clean:
-	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render tests/bench/bench-route
+	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) $(REPLAY_BIN) tests/bench/bench-render tests/bench/bench-route
 	rm -f $(GENERATED) bot/polarity-table.h+
 	rm -rf tests/fuzz/corpus-*/.tmp
 

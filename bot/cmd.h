@@ -3,7 +3,10 @@
 
 #include <stdint.h>
 
+#include "buf.h"
+#include "delivery.h"
 #include "opt.h"
+#include "state.h"
 
 /*
  * The commands.  Each cmd_NAME() gets argv starting at the command's name,
@@ -43,6 +46,40 @@ int cmd_report_number(const char *s, int64_t *out, struct buf *err);
 
 /* A Message-ID given on the command line without its <> (malloc'd). */
 char *cmd_strip_angles(const char *id);
+
+/* 0 when an operator's --why TEXT is one line of printable text (status
+ * prints it as one), else -1 with a message. */
+int cmd_check_reason(const char *why, struct buf *err);
+
+/* The author of an operator's action: "operator (USER)", USER being the
+ * name of the effective user (its number when it has none); malloc'd. */
+char *cmd_operator(void);
+
+/* Appends what w (delivery_waiting() of r, ending at until) means to an
+ * operator: "held by the operator: WHY", "waiting for back-off until
+ * TIME", "over perfbot.maxPerHour until TIME", ... */
+void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
+		       const struct state_report *r);
+
+int cmd_outbox(int argc, char **argv, const struct cmd_options *opts);
+int cmd_report(int argc, char **argv, const struct cmd_options *opts);
+
+/* One command of the dispatcher: main.c's table is an array of these,
+ * ended by one whose name is NULL. */
+struct cmd_entry {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct cmd_options *opts);
+	const char *summary;	/* one line, for perfbot --help */
+};
+
+/*
+ * perfbot help [COMMAND|TOPIC] (cmd-help.c): shows a page with man(1)
+ * (the header comment of cmd-help.c says where pages are looked for).
+ * commands is main.c's table: it tells a command from a topic, and prints
+ * a command's --help when the page cannot be shown.
+ */
+int cmd_help(int argc, char **argv, const struct cmd_options *opts,
+	     const struct cmd_entry *commands);
 
 int cmd_check(int argc, char **argv, const struct cmd_options *opts);
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);

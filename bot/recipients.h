@@ -2,9 +2,9 @@
 #define PERFBOT_RECIPIENTS_H
 
 /*
- * Who gets a report, and why (DESIGN.md §5, issue 14).  Pure: the
- * configuration, the head commit, the MAINTAINERS selection and the
- * stored exclusions are passed in; nothing is read here.
+ * Who gets a report, and why (perfbot-mail(7), Recipients; issue 14).
+ * Pure: the configuration, the head commit, the MAINTAINERS selection and
+ * the stored exclusions are passed in; nothing is read here.
  *
  * Candidates, in this order (the order of Cc):
  *   1. the head commit's author (after .mailmap): To;

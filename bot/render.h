@@ -32,7 +32,7 @@ struct render_env {
 	size_t nr_excluded;
 };
 
-/* The report a follow-up belongs to (DESIGN.md §5: a comparison for a head
+/* The report a follow-up belongs to (perfbot-mail(7): a comparison for a head
  * commit already reported becomes a follow-up in that thread). */
 struct render_parent {
 	const char *message_id;		/* the report's, without <> */
@@ -48,6 +48,12 @@ struct render_request {
 	const char *template_name;	/* NULL: perfbot.template (render_template() says
 					 * which a follow-up takes) */
 	const struct render_parent *parent;	/* NULL: a new report */
+	const char *after;		/* a new report only: the Message-ID of an
+					 * earlier report of the same comparison that
+					 * is not its parent (one redirected, dropped
+					 * or failed), or NULL; the minted Message-ID
+					 * then hashes it too, so the two never share
+					 * one, even within the same minute */
 };
 
 struct rendered {

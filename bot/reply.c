@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "header.h"
+#include "problem.h"
 #include "reply.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -28,20 +29,13 @@ static void problem(struct reply *r, const char *fmt, ...) __attribute__((format
 
 static void problem(struct reply *r, const char *fmt, ...)
 {
-	struct buf b = BUF_INIT;
+	const struct problems p = { &r->problems, &r->nr_problems, REPLY_MAX_PROBLEMS,
+				    "more problems in the text were not listed" };
 	va_list ap;
 
-	if (r->nr_problems > REPLY_MAX_PROBLEMS)
-		return;
-	if (r->nr_problems == REPLY_MAX_PROBLEMS) {
-		buf_adds(&b, "more problems in the text were not listed");
-	} else {
-		va_start(ap, fmt);
-		buf_vaddf(&b, fmt, ap);
-		va_end(ap);
-	}
-	r->problems = xrealloc(r->problems, (r->nr_problems + 1) * sizeof(char *));
-	r->problems[r->nr_problems++] = buf_detach(&b, NULL);
+	va_start(ap, fmt);
+	problem_vadd(&p, fmt, ap);
+	va_end(ap);
 }
 
 static int is_space(char c)
@@ -297,8 +291,6 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 	if (i == sizeof(known) / sizeof(known[0])) {
 		/* recorded, as not understood: the sender learns why from status */
 		add_command(s, name, args, lineno, 0);
-	} else if (known[i].needs_args && !args.n) {
-		add_command(s, name, args, lineno, 0);
 	} else {
 		if (!strcmp(name, "dup-of") && args.n >= 2 && args.p[0] == '<' &&
 		    args.p[args.n - 1] == '>') {
@@ -306,7 +298,8 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 			args.n -= 2;
 			args = trim(args);
 		}
-		add_command(s, name, args, lineno, 1);
+		/* after the brackets: "dup-of: <>" has no argument either */
+		add_command(s, name, args, lineno, !known[i].needs_args || args.n);
 	}
 out:
 	buf_release(&q);
@@ -580,8 +573,6 @@ void reply_free(struct reply *r)
 		free(r->trailers[i].value);
 	}
 	free(r->trailers);
-	for (i = 0; i < r->nr_problems; i++)
-		free(r->problems[i]);
-	free(r->problems);
+	problems_free(r->problems, r->nr_problems);
 	free(r);
 }

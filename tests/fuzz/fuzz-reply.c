@@ -20,7 +20,7 @@
 
 #include "charset.h"
 #include "mail.h"
-#include "mime.h"
+#include "mime-child.h"
 #include "reply.h"
 
 /* abort() with the line of the broken contract on stderr */
@@ -125,12 +125,16 @@ static void check_reply(const struct reply *r, const char *text, size_t len, int
 	check(r->nr_problems <= REPLY_MAX_PROBLEMS + 1);
 	for (i = 0; i < r->nr_commands; i++) {
 		const char *n = r->commands[i].name;
+		int known = !strcmp(n, "invalid") || !strcmp(n, "reopen") || !strcmp(n, "fixed-by") ||
+			    !strcmp(n, "dup-of") || !strcmp(n, "subscribe") || !strcmp(n, "unsubscribe");
 
-		check(!strcmp(n, "invalid") || !strcmp(n, "reopen") || !strcmp(n, "fixed-by") ||
-		      !strcmp(n, "dup-of"));
+		/* a word not understood is kept as written, lowercase */
+		check(*n && strlen(n) <= REPLY_MAX_NAME &&
+		      strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789-_") == strlen(n));
+		check(r->commands[i].understood ? known : 1);
 		check(r->commands[i].args != NULL);
 		if (utf8) {
-			check(*r->commands[i].args ||
+			check(!r->commands[i].understood || *r->commands[i].args ||
 			      (strcmp(n, "fixed-by") && strcmp(n, "dup-of")));
 			check_string(r->commands[i].args);
 		}

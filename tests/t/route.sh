@@ -66,7 +66,7 @@ mid=$(pb status --json | jq_py 'd["reports"][0]["message_id"]')
 n=0
 reply() {
 	n=$((n + 1))
-	printf 'From: %s\nTo: perfbot lab <perfbot@lab.example.org>\nSubject: Re: the report\nDate: Mon, 30 Nov 2026 1%d:00:00 +0000\nMessage-ID: <reply%d@example.org>\nIn-Reply-To: <%s>\nReferences: <%s>\nContent-Type: text/plain; charset=utf-8\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\n\n> the report\n\n%s\n' \
+	printf 'From: %s\nTo: perfbot lab <perfbot@lab.example.org>\nSubject: Re: the report\nDate: Mon, 30 Nov 2026 12:%02d:00 +0000\nMessage-ID: <reply%d@example.org>\nIn-Reply-To: <%s>\nReferences: <%s>\nContent-Type: text/plain; charset=utf-8\nMIME-Version: 1.0\nContent-Transfer-Encoding: 8bit\n\n> the report\n\n%s\n' \
 		"$1" "$n" "$n" "$mid" "$mid" "$2" | pb ingest - 2>"$tmp/ingest$n.log"
 }
 
@@ -75,10 +75,10 @@ reply "Cgroups List <cgroups@vger.kernel.org>" "#perfbot unsubscribe"
 check "unsubscribe: exit 0" test $? -eq 0
 check "unsubscribe: logged" grep -q "#perfbot unsubscribe by Cgroups List <cgroups@vger.kernel.org>: cgroups@vger.kernel.org is mailed no more reports" "$tmp/ingest1.log"
 pb status --json >"$tmp/status.json"
-check_eq "status --json: the exclusion, who and when" "cgroups@vger.kernel.org|Cgroups List <cgroups@vger.kernel.org>|2026-11-30T11:00:00Z|reply1@example.org" \
+check_eq "status --json: the exclusion, who and when" "cgroups@vger.kernel.org|Cgroups List <cgroups@vger.kernel.org>|2026-11-30T12:01:00Z|reply1@example.org" \
 	"$(jq_py '"|".join([d["exclusions"][0][k] for k in ("address", "who", "date", "message_id")])' <"$tmp/status.json")"
 pb status >"$tmp/status.txt"
-check "status: the exclusion list" grep -q "^  cgroups@vger.kernel.org  by Cgroups List <cgroups@vger.kernel.org>  2026-11-30T11:00:00Z" "$tmp/status.txt"
+check "status: the exclusion list" grep -q "^  cgroups@vger.kernel.org  by Cgroups List <cgroups@vger.kernel.org>  2026-11-30T12:01:00Z" "$tmp/status.txt"
 reply "Mallory <mallory@example.org>" "#perfbot unsubscribe jane.dev@example.org"
 check "unsubscribe: another's address does not change" grep -q "not applied: only the sender's own address can change" "$tmp/ingest2.log"
 

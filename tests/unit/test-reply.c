@@ -501,6 +501,28 @@ static void length_is_respected(void **state)
 	reply_free(r);
 }
 
+/* A command that needs an argument has none when only brackets are left. */
+/* An argument that is empty once its brackets are gone is none: the
+ * command is recorded as not understood (issue 14), not applied. */
+static void empty_arguments_are_not_understood(void **state)
+{
+	static const char *const texts[] = {
+		"#perfbot dup-of: <>\n", "#perfbot dup-of < >\n", "#perfbot fixed-by:\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct reply *r = reply_analyse(texts[i], strlen(texts[i]), NULL);
+
+		assert_int_equal(r->nr_commands, 1);
+		assert_false(r->commands[0].understood);
+		assert_string_equal(r->commands[0].args, "");
+		assert_int_equal(r->nr_problems, 0);
+		reply_free(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +530,7 @@ int main(void)
 		cmocka_unit_test(limits_are_kept),
 		cmocka_unit_test(commands_not_understood),
 		cmocka_unit_test(length_is_respected),
+		cmocka_unit_test(empty_arguments_are_not_understood),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
