@@ -24,7 +24,7 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "imap.h"
+#include "source-imap.h"
 #include "render.h"
 #include "repo.h"
 #include "secret.h"

@@ -1,5 +1,5 @@
-#ifndef PERFBOT_MBOX_H
-#define PERFBOT_MBOX_H
+#ifndef PERFBOT_SOURCE_MBOX_H
+#define PERFBOT_SOURCE_MBOX_H
 
 /*
  * An mbox file read, never written: the reader under source_open_mbox().

@@ -1,5 +1,5 @@
-#ifndef PERFBOT_MAILDIR_H
-#define PERFBOT_MAILDIR_H
+#ifndef PERFBOT_SOURCE_MAILDIR_H
+#define PERFBOT_SOURCE_MAILDIR_H
 
 /*
  * A Maildir's new mail: the reader under source_open_maildir().  Plain
