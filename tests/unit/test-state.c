@@ -177,6 +177,77 @@ static int64_t schema_rows(const char *dbpath, int64_t *max)
 	return n;
 }
 
+/* Replaces from by to in *sql (once; the test fails if it is absent). */
+static void replace_once(struct buf *sql, const char *from, const char *to)
+{
+	const char *at = strstr(sql->data, from);
+	struct buf out = BUF_INIT;
+
+	if (!at)
+		fail_msg("'%s' is not in %s", from, sql->data);
+	buf_add(&out, sql->data, (size_t)(at - sql->data));
+	buf_adds(&out, to);
+	buf_adds(&out, at + strlen(from));
+	buf_reset(sql);
+	buf_add(sql, out.data, out.len);
+	buf_release(&out);
+}
+
+static void exec_or_fail(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg ? msg : "?");
+}
+
+/*
+ * Makes the version 4 database at path what schema version 3 left (by
+ * hand, as the migrations below are tested from older versions): the
+ * tables of issue 15 dropped, and reports rebuilt with its version 3
+ * constraints and columns, its indexes and the view made again.
+ */
+static void schema_back_to_3(const char *path)
+{
+	struct buf table = BUF_INIT;
+	char *again[8];
+	size_t n = 0, i;
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_or_fail(db, "PRAGMA foreign_keys = OFF; BEGIN; DROP TABLE fixes; DROP TABLE possible_fixes; "
+		     "DROP TABLE track_cursors; DROP TABLE notices; DROP TABLE digest_entries");
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND "
+					    "((type = 'index' AND tbl_name = 'reports') OR type = 'view') "
+					    "ORDER BY rowid", -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW && n < N(again))
+		again[n++] = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	exec_or_fail(db, "DROP VIEW known_messages; ALTER TABLE reports DROP COLUMN tree; "
+		     "ALTER TABLE reports DROP COLUMN head");
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_schema WHERE name = 'reports'", -1,
+					    &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	buf_adds(&table, (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	replace_once(&table, "CREATE TABLE \"reports\" (", "CREATE TABLE reports_3 (");
+	replace_once(&table, "CHECK (kind IN ('report', 'followup', 'notice', 'digest'))",
+		     "CHECK (kind IN ('report', 'followup'))");
+	replace_once(&table, "CHECK (kind = 'digest' OR (kind = 'report') = (parent_id IS NULL))",
+		     "CHECK ((kind = 'report') = (parent_id IS NULL))");
+	exec_or_fail(db, table.data);
+	exec_or_fail(db, "INSERT INTO reports_3 SELECT * FROM reports; DROP TABLE reports; "
+		     "ALTER TABLE reports_3 RENAME TO reports");
+	for (i = 0; i < n; i++) {
+		exec_or_fail(db, again[i]);
+		free(again[i]);
+	}
+	exec_or_fail(db, "DELETE FROM schema_version WHERE version = 4; COMMIT");
+	sqlite3_close(db);
+	buf_release(&table);
+}
+
 static void reopen_keeps_data_and_migrates_once(void **state)
 {
 	struct fixture *f = *state;
@@ -214,6 +285,7 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	 * and all, and the flag becomes a cut-short delivery since 1970. */
 	state_close(f->st);
 	f->st = NULL;
+	schema_back_to_3(path.data);
 	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "BEGIN; DROP VIEW known_messages; "
 				      "CREATE TABLE recipients_results (report_id INTEGER NOT NULL "
@@ -230,8 +302,8 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	sqlite3_close(db);
 	assert_int_equal(schema_rows(path.data, &max), 2);
 	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 2");
-	assert_int_equal(schema_rows(path.data, &max), 3);
-	assert_int_equal(max, 3);
+	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
+	assert_int_equal(max, STATE_SCHEMA_VERSION);
 	assert_int_equal(state_report_results(f->st, id, &rows, &nr, &err), 0);
 	assert_int_equal(nr, 2);
 	assert_string_equal(rows[0].address, "author@example.org");
@@ -246,6 +318,7 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	 * version 3 with its mail intact: made here from this one by hand. */
 	state_close(f->st);
 	f->st = NULL;
+	schema_back_to_3(path.data);
 	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "BEGIN; DROP VIEW known_messages; "
 				      "ALTER TABLE reports ADD COLUMN mail BLOB; "
@@ -267,8 +340,8 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	sqlite3_close(db);
 	assert_int_equal(schema_rows(path.data, &max), 1);
 	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 1");
-	assert_int_equal(schema_rows(path.data, &max), 3);
-	assert_int_equal(max, 3);
+	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
+	assert_int_equal(max, STATE_SCHEMA_VERSION);
 	assert_int_equal(state_delivery_unfinished(f->st, &since, &err), 0);
 	get(f->st, id, &r);
 	assert_non_null(r.mail);
