@@ -141,7 +141,7 @@ static int attempt_done(struct delivery *d, struct attempt *a, struct store *sto
 	if (a->status == SMTP_OK) {
 		ret = store_add(store, r->message_id, r->mail, r->mail_len, err);
 		d->sent++;
-		event_log_say(&d->log, "sent %s <%s> to %zu of %zu recipient%s: %s", r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : "report",
+		event_log_say(&d->log, "sent %s <%s> to %zu of %zu recipient%s: %s", r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : state_kind_name(r->kind),
 		    r->message_id, accepted, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", reply);
 		for (i = 0; i < res->nr_rcpt; i++)
 			if (res->rcpt[i].status != SMTP_OK)

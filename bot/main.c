@@ -18,6 +18,7 @@ static const struct command {
 	int (*run)(int argc, char **argv, const struct cmd_options *opts);
 	const char *summary;
 } commands[] = {
+	{ "digest", cmd_digest, "queue a digest of the open, fixed and closed reports" },
 	{ "ingest", cmd_ingest, "read new mail: keep and archive the replies to reports" },
 	{ "parse", cmd_parse, "show what perfbot reads from one mail, as JSON" },
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
@@ -26,6 +27,7 @@ static const struct command {
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },
 	{ "thread", cmd_thread, "show a report's thread: overview, mbox or JSON" },
+	{ "track", cmd_track, "notice the fixes of reports in the watched git trees" },
 	{ NULL, NULL, NULL },
 };
 
