@@ -23,7 +23,24 @@ struct status {
 	size_t incoming, rejected;
 	int64_t sent_last_hour;
 	struct state_reports reports;
+	struct state_tracked_list tracked;	/* the fixes of the reports (issue 15) */
 };
+
+/* The tracked facts of report id (both lists are in id order), or NULL. */
+static const struct state_tracked *tracked_of(const struct status *s, int64_t id)
+{
+	size_t lo = 0, hi = s->tracked.nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->tracked.v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->tracked.nr && s->tracked.v[lo].id == id ? &s->tracked.v[lo] : NULL;
+}
 
 static int status_gather(const struct config *cfg, int64_t now, struct status *s,
 			 struct buf *err)
@@ -41,6 +58,8 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 	if (state_open(cfg->state, &st, err) < 0)
 		return -1;
 	ret = state_report_list(st, &s->reports, err);
+	if (!ret)
+		ret = state_tracked_list(st, &s->tracked, err);
 	if (!ret)
 		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
 	state_close(st);
@@ -83,7 +102,7 @@ static struct value *json_lines(const char *text)
 	return a;
 }
 
-static struct value *json_report(const struct state_report *r)
+static struct value *json_report(const struct state_report *r, const struct state_tracked *t)
 {
 	struct value *o = value_new_object();
 
@@ -106,6 +125,7 @@ static struct value *json_report(const struct state_report *r)
 	value_object_set_string(o, "kind", state_kind_name(r->kind));
 	value_object_set(o, "parent", r->parent_id ? value_new_integer(r->parent_id)
 						    : value_new_null());
+	cmd_fix_json(o, t);
 	return o;
 }
 
@@ -121,7 +141,7 @@ static void status_json(const struct status *s, struct buf *out)
 	value_object_set(spool, "rejected", value_new_integer((int64_t)s->rejected));
 	reports = value_object_set(root, "reports", value_new_array());
 	for (i = 0; i < s->reports.nr; i++)
-		value_array_push(reports, json_report(&s->reports.v[i]));
+		value_array_push(reports, json_report(&s->reports.v[i], tracked_of(s, s->reports.v[i].id)));
 	value_object_set(root, "sent_last_hour", value_new_integer(s->sent_last_hour));
 	value_write_json(out, root, 2);
 	buf_addc(out, '\n');
@@ -151,10 +171,14 @@ static void status_text(const struct status *s, struct buf *out)
 		else
 			buf_adds(&next, r->status == STATE_QUEUED ? "now" : "-");
 		buf_addf(out, "%6" PRId64 "  %-8s %-9s %5d  %-20s %7zu  %s\n", r->id,
-			 state_status_name(r->status), state_verdict_name(r->verdict), r->attempts,
+			 state_status_name(r->status),
+			 r->kind == STATE_KIND_REPORT || r->kind == STATE_KIND_FOLLOWUP ?
+			 state_verdict_name(r->verdict) : state_kind_name(r->kind), r->attempts,
 			 next.data, r->replies, r->subject);
 		if (r->status == STATE_FAILED && r->last_reply)
 			buf_addf(out, "%6s  refused: %s\n", "", r->last_reply);
+		if (tracked_of(s, r->id))
+			cmd_fix_lines(out, "        ", tracked_of(s, r->id));
 		buf_release(&next);
 	}
 }
@@ -173,7 +197,8 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 	const struct opt_spec spec = {
 		.name = "perfbot status",
 		.about = "Shows whether sending is paused, the spool, every report with its delivery\n"
-			 "status, replies and state, and how many mails went out this hour.\n",
+			 "status, replies, state and fix (perfbot track), and how many mails went\n"
+			 "out this hour.\n",
 		.opts = options,
 	};
 
@@ -200,6 +225,7 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 	}
 done:
 	state_reports_release(&s.reports);
+	state_tracked_list_release(&s.tracked);
 	config_free(cfg);
 	opt_args_release(&args);
 	buf_release(&err);

@@ -65,7 +65,7 @@ static int find_root(struct state *st, const char *id, char **root, int64_t *rep
 	return 0;
 }
 
-static void print_overview(const struct thread_entry *t, size_t n)
+static void print_overview(const struct thread_entry *t, size_t n, const struct state_tracked *tr)
 {
 	struct buf line = BUF_INIT;
 	size_t i;
@@ -89,12 +89,16 @@ static void print_overview(const struct thread_entry *t, size_t n)
 			buf_adds(&line, "` ");
 		buf_addf(&line, "%s  %s%s\n", *m->from_name ? m->from_name : m->from_email,
 			 m->subject, m->quarantined ? "  [quarantined]" : "");
+		/* the report's fix facts under the report (issue 15) */
+		if (!t[i].depth && tr)
+			cmd_fix_lines(&line, "                   ", tr);
 		fputs(line.data, stdout);
 	}
 	buf_release(&line);
 }
 
-static struct value *json_of(const char *root, const struct thread_entry *t, size_t n)
+static struct value *json_of(const char *root, const struct thread_entry *t, size_t n,
+			     const struct state_tracked *tr)
 {
 	struct value *v = value_new_object(), *list;
 	struct buf date = BUF_INIT;
@@ -122,6 +126,7 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 		value_object_add_string(e, "subject", m->subject);
 		value_object_add_bool(e, "archived", m->blob_oid != NULL);
 	}
+	cmd_fix_json(v, tr);
 	buf_release(&date);
 	return v;
 }
@@ -137,7 +142,8 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 	char *root = NULL;
 	int64_t report_id = 0;
 	size_t n = 0, i;
-	int mbox = 0, json = 0, rc = 0;
+	int mbox = 0, json = 0, rc = 0, has_tracked = 0;
+	struct state_tracked tracked;
 	struct opt_args args;
 	const struct opt options[] = {
 		{ OPT_BOOL, 0, "mbox", &mbox, NULL, "the whole thread as an mbox (mutt -f, b4)", 1, 0, 0 },
@@ -150,7 +156,8 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		.min_args = 1,
 		.max_args = 1,
 		.about = "Shows the thread of a report: ID is the report's number (perfbot status)\n"
-			 "or the Message-ID of any mail in its thread (with or without <>).\n",
+			 "or the Message-ID of any mail in its thread (with or without <>); its fix\n"
+			 "and possible fixes (perfbot track) under the report.\n",
 		.opts = options,
 	};
 
@@ -183,13 +190,17 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_SOFTWARE;
 		goto fail;
 	}
+	if ((has_tracked = state_tracked_get(st, report_id, &tracked, &err)) < 0) {
+		rc = EX_SOFTWARE;
+		goto fail;
+	}
 	if (thread_order(&msgs, root, &t, &n) < 0) {
 		err_set(&err, "the report <%s> itself is not among its thread's mails (was it sent?)", root);
 		rc = EX_DATAERR;
 		goto fail;
 	}
 	if (json) {
-		struct value *v = json_of(root, t, n);
+		struct value *v = json_of(root, t, n, has_tracked ? &tracked : NULL);
 
 		value_write_json(&out, v, 2);
 		buf_addc(&out, '\n');
@@ -210,7 +221,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 			mboxrd_append(&out, t[i].m->from_email, t[i].m->date, raw.data, raw.len);
 		}
 	} else {
-		print_overview(t, n);
+		print_overview(t, n, has_tracked ? &tracked : NULL);
 	}
 	fwrite(out.data, 1, out.len, stdout);
 	goto done;
@@ -219,6 +230,8 @@ fail:
 done:
 	free(t);
 	free(root);
+	if (has_tracked > 0)
+		state_tracked_release(&tracked);
 	state_messages_release(&msgs);
 	state_close(st);
 	config_free(cfg);

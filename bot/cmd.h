@@ -4,6 +4,8 @@
 #include <stdint.h>
 
 #include "opt.h"
+#include "state.h"
+#include "value.h"
 
 /*
  * The commands.  Each cmd_NAME() gets argv starting at the command's name,
@@ -43,6 +45,15 @@ int cmd_report_number(const char *s, int64_t *out, struct buf *err);
 
 /* A Message-ID given on the command line without its <> (malloc'd). */
 char *cmd_strip_angles(const char *id);
+
+/*
+ * A report's fix and possible fixes (issue 15), the one way status and
+ * thread show them: lines for people, each starting with indent, and the
+ * JSON of spec/cli-json.md ("fix": null or an object, "possible_fixes":
+ * a list), added to o.
+ */
+void cmd_fix_lines(struct buf *out, const char *indent, const struct state_tracked *t);
+void cmd_fix_json(struct value *o, const struct state_tracked *t);
 
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);
 int cmd_ingest(int argc, char **argv, const struct cmd_options *opts);

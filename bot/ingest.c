@@ -8,6 +8,7 @@
 #include "mail.h"
 #include "reply.h"
 #include "repo.h"
+#include "track.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -55,13 +56,44 @@ static int command_verdict(const char *name, enum state_verdict *v)
 	return 0;
 }
 
+/*
+ * What a state command does to the report's fix (issue 15): fixed-by
+ * resolves its commit in the repository and records it (opened for the
+ * command: they are rare, and most ingest runs need no repository),
+ * reopen sets the fix aside.  *what says what was found.  0; 1 when the
+ * thread is not a report's (a digest's); -1 on state errors.
+ */
+static int fix_command(struct ingest *in, int64_t report_id, const char *name, const char *args,
+		       struct buf *what, struct buf *err)
+{
+	struct state_tracked t;
+	struct repo *repo = NULL;
+	struct buf why = BUF_INIT;
+	int e;
+
+	e = state_tracked_get(in->st, report_id, &t, err);
+	if (e <= 0)
+		return e < 0 ? -1 : 1;
+	state_tracked_release(&t);
+	if (!strcmp(name, "reopen"))
+		return state_fix_reopen(in->st, report_id, err);
+	if (strcmp(name, "fixed-by"))
+		return 0;
+	if (repo_open(in->cfg->repo, &repo, &why) < 0)
+		event_log_say(&in->log, "cannot resolve #perfbot fixed-by %s: %s", args, why.data);
+	e = track_fixed_by(in->cfg, in->st, repo, report_id, args, in->now, what, err);
+	repo_free(repo);
+	buf_release(&why);
+	return e;
+}
+
 /* Commands and trailers of a reply in a report's thread. */
 static int act(struct ingest *in, const struct mail *m, const char *mid, int64_t report_id,
 	       struct buf *err)
 {
 	struct reply_options ro;
 	struct reply *r;
-	struct buf author = BUF_INIT;
+	struct buf author = BUF_INIT, what = BUF_INIT;
 	size_t i;
 	int ret = 0;
 
@@ -78,17 +110,28 @@ static int act(struct ingest *in, const struct mail *m, const char *mid, int64_t
 		ret = state_command_add(in->st, report_id, mid, r->commands[i].name, r->commands[i].args,
 					author.data, m->has_date ? m->date : in->now, err);
 		if (ret == 0 && command_verdict(r->commands[i].name, &v) == 0) {
-			ret = state_report_set_verdict(in->st, report_id, v, err);
+			buf_reset(&what);
+			ret = fix_command(in, report_id, r->commands[i].name, r->commands[i].args, &what, err);
+			if (ret == 1) {
+				/* a digest's thread: recorded, nothing to change */
+				event_log_say(&in->log, "#perfbot %s by %s is in the thread of digest %lld, not of a report: "
+				    "it changes nothing", r->commands[i].name, author.data, (long long)report_id);
+				ret = 0;
+				continue;
+			}
+			if (ret == 0)
+				ret = state_report_set_verdict(in->st, report_id, v, err);
 			in->commands++;
-			event_log_say(&in->log, "report %lld is now %s: #perfbot %s%s%s by %s", (long long)report_id,
+			event_log_say(&in->log, "report %lld is now %s: #perfbot %s%s%s by %s%s%s%s", (long long)report_id,
 			    state_verdict_name(v), r->commands[i].name, *r->commands[i].args ? " " : "",
-			    r->commands[i].args, author.data);
+			    r->commands[i].args, author.data, what.len ? " (" : "", what.data, what.len ? ")" : "");
 		}
 	}
 	for (i = 0; i < r->nr_trailers && ret == 0; i++)
 		ret = state_trailer_add(in->st, mid, r->trailers[i].key, r->trailers[i].value, err);
 	reply_free(r);
 	buf_release(&author);
+	buf_release(&what);
 	return ret;
 }
 

@@ -16,7 +16,12 @@
  *     skipped, not archived;
  *   - in a report's thread, unless it is perfbot's own mail or marked
  *     auto-submitted, its #perfbot commands change the report's state
- *     (recorded with author and date) and its trailers are recorded;
+ *     (recorded with author and date) and its trailers are recorded; a
+ *     fixed-by's commit is resolved in perfbot.repo and recorded as the
+ *     report's fix, with the watched trees it has landed on, or as not
+ *     found (bot/track.h's track_fixed_by()), and a reopen sets the fix
+ *     aside; commands in a digest's thread are recorded and change
+ *     nothing;
  *   - it is recorded in the state database and filed in the archive.
  * ingest_message() says when the source may let the mail go: only after
  * ingest_flush() has filed the batch (the caller acks then).
