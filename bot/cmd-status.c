@@ -148,7 +148,7 @@ static void status_json(const struct status *s, struct buf *out)
 	value_free(root);
 }
 
-static void status_text(const struct status *s, struct buf *out)
+static void status_text(const struct status *s, const struct config *cfg, struct buf *out)
 {
 	size_t i;
 
@@ -178,7 +178,7 @@ static void status_text(const struct status *s, struct buf *out)
 		if (r->status == STATE_FAILED && r->last_reply)
 			buf_addf(out, "%6s  refused: %s\n", "", r->last_reply);
 		if (tracked_of(s, r->id))
-			cmd_fix_lines(out, "        ", tracked_of(s, r->id));
+			cmd_fix_lines(out, "        ", cfg, tracked_of(s, r->id));
 		buf_release(&next);
 	}
 }
@@ -218,7 +218,7 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 	if (json)
 		status_json(&s, &out);
 	else
-		status_text(&s, &out);
+		status_text(&s, cfg, &out);
 	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
 		fprintf(stderr, "perfbot status: cannot write to stdout\n");
 		rc = EX_IOERR;

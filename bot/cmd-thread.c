@@ -65,7 +65,8 @@ static int find_root(struct state *st, const char *id, char **root, int64_t *rep
 	return 0;
 }
 
-static void print_overview(const struct thread_entry *t, size_t n, const struct state_tracked *tr)
+static void print_overview(const struct thread_entry *t, size_t n, const struct config *cfg,
+			   const struct state_tracked *tr)
 {
 	struct buf line = BUF_INIT;
 	size_t i;
@@ -91,7 +92,7 @@ static void print_overview(const struct thread_entry *t, size_t n, const struct 
 			 m->subject, m->quarantined ? "  [quarantined]" : "");
 		/* the report's fix facts under the report (issue 15) */
 		if (!t[i].depth && tr)
-			cmd_fix_lines(&line, "                   ", tr);
+			cmd_fix_lines(&line, "                   ", cfg, tr);
 		fputs(line.data, stdout);
 	}
 	buf_release(&line);
@@ -221,7 +222,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 			mboxrd_append(&out, t[i].m->from_email, t[i].m->date, raw.data, raw.len);
 		}
 	} else {
-		print_overview(t, n, has_tracked ? &tracked : NULL);
+		print_overview(t, n, cfg, has_tracked ? &tracked : NULL);
 	}
 	fwrite(out.data, 1, out.len, stdout);
 	goto done;

@@ -80,7 +80,7 @@ char *cmd_strip_angles(const char *id)
 }
 
 /* The watched refs of a landed list, shortened, comma-separated. */
-static void landed_list(struct buf *out, const char *landed)
+static void landed_list(struct buf *out, const struct config *cfg, const char *landed)
 {
 	const char *p = landed;
 	int first = 1;
@@ -91,7 +91,7 @@ static void landed_list(struct buf *out, const char *landed)
 
 		if (n) {
 			buf_adds(out, first ? "" : ", ");
-			watch_ref_short(out, ref);
+			watch_ref_short(out, cfg, ref);
 			first = 0;
 		}
 		free(ref);
@@ -101,7 +101,8 @@ static void landed_list(struct buf *out, const char *landed)
 	}
 }
 
-void cmd_fix_lines(struct buf *out, const char *indent, const struct state_tracked *t)
+void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg,
+		   const struct state_tracked *t)
 {
 	const struct state_fix *f = &t->fix;
 	size_t i;
@@ -117,7 +118,7 @@ void cmd_fix_lines(struct buf *out, const char *indent, const struct state_track
 		} else {
 			if (*f->ref) {
 				buf_adds(out, " on ");
-				watch_ref_short(out, f->ref);
+				watch_ref_short(out, cfg, f->ref);
 			}
 			if (f->date) {
 				buf_adds(out, ", committed ");
@@ -127,7 +128,7 @@ void cmd_fix_lines(struct buf *out, const char *indent, const struct state_track
 					      fix_kind_name(f->kind));
 			if (strchr(f->landed, '\n')) {
 				buf_adds(out, "; landed on ");
-				landed_list(out, f->landed);
+				landed_list(out, cfg, f->landed);
 			}
 		}
 		if (f->reopened)
@@ -138,7 +139,7 @@ void cmd_fix_lines(struct buf *out, const char *indent, const struct state_track
 		const struct state_possible_fix *p = &t->possible[i];
 
 		buf_addf(out, "%spossible fix: %.12s (\"%s\") on ", indent, p->commit, p->subject);
-		watch_ref_short(out, p->ref);
+		watch_ref_short(out, cfg, p->ref);
 		buf_addc(out, '\n');
 	}
 }

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 
+#include "config.h"
 #include "opt.h"
 #include "state.h"
 #include "value.h"
@@ -52,7 +53,8 @@ char *cmd_strip_angles(const char *id);
  * JSON of spec/cli-json.md ("fix": null or an object, "possible_fixes":
  * a list), added to o.
  */
-void cmd_fix_lines(struct buf *out, const char *indent, const struct state_tracked *t);
+void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg,
+		   const struct state_tracked *t);
 void cmd_fix_json(struct value *o, const struct state_tracked *t);
 
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);

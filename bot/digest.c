@@ -154,7 +154,8 @@ static struct value *report_view(const struct config *cfg, const struct state_tr
 	return v;
 }
 
-static struct value *commit_view(const char *commit, const char *subject, const char *ref)
+static struct value *commit_view(const struct config *cfg, const char *commit, const char *subject,
+				 const char *ref)
 {
 	struct value *v = value_new_object();
 	struct buf b = BUF_INIT;
@@ -166,7 +167,7 @@ static struct value *commit_view(const char *commit, const char *subject, const 
 	value_object_add_string(v, "ref", ref ? ref : "");
 	buf_reset(&b);
 	if (ref && *ref)
-		watch_ref_short(&b, ref);
+		watch_ref_short(&b, cfg, ref);
 	value_object_add_string(v, "tree", b.data);
 	buf_reset(&b);
 	if (ref && *ref)
@@ -191,7 +192,7 @@ static struct value *open_view(const struct digest_request *req, const struct st
 	add_day(v, "last_activity", t->last_activity, req->cfg->timezone);
 	list = value_object_add(v, "possible_fixes", value_new_array());
 	for (i = 0; i < t->nr_possible; i++)
-		value_array_push(list, commit_view(t->possible[i].commit, t->possible[i].subject,
+		value_array_push(list, commit_view(req->cfg, t->possible[i].commit, t->possible[i].subject,
 						   t->possible[i].ref));
 	value_object_add_bool(v, "has_possible_fixes", t->nr_possible > 0);
 	return v;
@@ -202,7 +203,8 @@ static struct value *fixed_view(const struct digest_request *req, const struct s
 	struct value *v = report_view(req->cfg, t), *fix;
 
 	if (t->has_fix) {
-		fix = value_object_add(v, "fix", commit_view(t->fix.commit, t->fix.subject, t->fix.ref));
+		fix = value_object_add(v, "fix", commit_view(req->cfg, t->fix.commit, t->fix.subject,
+							     t->fix.ref));
 		value_object_add_string(fix, "evidence", fix_kind_name(t->fix.kind));
 		add_day(fix, "date", t->fix.date, 0);
 	} else {

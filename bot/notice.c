@@ -1,8 +1,10 @@
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "address.h"
 #include "date.h"
+#include "mail.h"
 #include "message.h"
 #include "notice.h"
 #include "render.h"
@@ -54,6 +56,58 @@ static int addresses_of(const char *lines, struct address **out, size_t *n, stru
 	return 0;
 }
 
+/* The body of header field name (unfolded) in the header of mail, into
+ * out: 1, or 0 when the field is not there. */
+static int header_body(const char *mail, const char *name, struct buf *out)
+{
+	size_t n = strlen(name);
+	const char *p = mail;
+
+	while (*p && *p != '\n') {
+		const char *e = strchr(p, '\n');
+
+		if (!e)
+			e = p + strlen(p);
+		if (!strncasecmp(p, name, n) && p[n] == ':') {
+			buf_add(out, p + n + 1, (size_t)(e - p - n - 1));
+			/* continuation lines */
+			while (*e == '\n' && (e[1] == ' ' || e[1] == '\t')) {
+				const char *f = strchr(e + 1, '\n');
+
+				if (!f)
+					f = e + 1 + strlen(e + 1);
+				buf_add(out, e + 1, (size_t)(f - e - 1));
+				e = f;
+			}
+			return 1;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+/* The report's To or Cc as its mail has them, display names included;
+ * from the outbox's address list when the mail has no such field. */
+static int recipients_of(const struct state_report *rep, const char *field, const char *lines,
+			 struct address **out, size_t *n, struct buf *err)
+{
+	struct buf body = BUF_INIT, problems = BUF_INIT;
+	size_t alloc = 0;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if (!rep->mail || !header_body(rep->mail, field, &body)) {
+		buf_release(&body);
+		return addresses_of(lines, out, n, err);
+	}
+	mail_addresses_parse(field, body.data, out, n, &alloc, &problems);
+	r = problems.len ? err_set(err, "report <%s>: %s", rep->message_id, problems.data) : 0;
+	buf_release(&body);
+	buf_release(&problems);
+	return r;
+}
+
 static const char *domain_of(const char *email)
 {
 	const char *at = strrchr(email, '@');
@@ -61,7 +115,7 @@ static const char *domain_of(const char *email)
 	return at ? at + 1 : email;
 }
 
-static struct value *fix_view(const struct state_fix *f)
+static struct value *fix_view(const struct config *cfg, const struct state_fix *f)
 {
 	static const char *const kinds[] = { "closes", "link", "revert", "fixes", "fixed-by" };
 	struct value *v = value_new_object();
@@ -75,7 +129,7 @@ static struct value *fix_view(const struct state_fix *f)
 	value_object_add_string(v, "ref", f->ref ? f->ref : "");
 	buf_reset(&b);
 	if (f->ref && *f->ref)
-		watch_ref_short(&b, f->ref);
+		watch_ref_short(&b, cfg, f->ref);
 	value_object_add_string(v, "tree", b.data);
 	buf_reset(&b);
 	if (f->date)
@@ -103,7 +157,7 @@ static struct value *notice_view(const struct notice_request *req, const char *m
 	value_object_add_string(r, "subject", rep->subject);
 	buf_addf(&b, "%s%s", req->cfg->closes_url, rep->message_id);
 	value_object_add_string(r, "closes", b.data);
-	value_object_add(v, "fix", fix_view(req->fix));
+	value_object_add(v, "fix", fix_view(req->cfg, req->fix));
 	buf_release(&b);
 	return v;
 }
@@ -129,8 +183,8 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 		err_prefix(err, "perfbot.from: ");
 		goto done;
 	}
-	if (addresses_of(rep->to_addrs, &to, &nr_to, err) < 0 ||
-	    addresses_of(rep->cc_addrs, &cc, &nr_cc, err) < 0)
+	if (recipients_of(rep, "To", rep->to_addrs, &to, &nr_to, err) < 0 ||
+	    recipients_of(rep, "Cc", rep->cc_addrs, &cc, &nr_cc, err) < 0)
 		goto done;
 	if (!nr_to) {
 		err_set(err, "report <%s> has no To: address", rep->message_id);

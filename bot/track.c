@@ -412,7 +412,7 @@ static void decide_fix(struct run *r, struct work *w, const struct finding *f, s
 	struct fix_decision d;
 	enum state_verdict before = w->verdict;
 	char was[13];
-	int same;
+	int same, landing;
 
 	memset(&standing, 0, sizeof(standing));
 	standing.state = fix_state_of(w->verdict);
@@ -454,20 +454,24 @@ static void decide_fix(struct run *r, struct work *w, const struct finding *f, s
 		return;
 	}
 	same = w->has_fix && fix_same_commit(w->fix.commit, f->commit);
+	landing = same && w->fix.kind == FIX_FIXED_BY && !*w->fix.ref &&
+		  (d.take & (FIX_TAKE_FACTS | FIX_TAKE_REF));
 	if (d.take & FIX_TAKE_FACTS) {
 		set_str(&w->fix.commit, f->commit);
 		set_str(&w->fix.subject, f->subject);
 		w->fix.date = f->date;
 		w->fix.in_repo = 1;
-		say(what, "the commit #perfbot fixed-by named has landed%s", "");
 	}
+	if (landing)
+		say(what, "the commit #perfbot fixed-by named has landed%s", "");
 	if (d.take & FIX_TAKE_KIND) {
 		w->fix.kind = f->kind;
 		say(what, "its fix, now by %s", fix_kind_name(f->kind));
 	}
 	if (d.take & FIX_TAKE_REF) {
 		set_str(&w->fix.ref, ref);
-		say(what, "its fix, now shown on %s", ref);
+		if (!landing)
+			say(what, "its fix, now shown on %s", ref);
 	}
 	if (same && landed_add(&w->fix.landed, ref))
 		w->fix_dirty = 1;
@@ -759,7 +763,7 @@ int track_fixed_by(const struct config *cfg, struct state *st, struct repo *repo
 	if (found) {
 		buf_addf(what, "%.12s (\"%s\"), ", hc.id, hc.subject);
 		if (*f.ref) {
-			watch_ref_short(&shown, f.ref);
+			watch_ref_short(&shown, cfg, f.ref);
 			buf_addf(what, "on %s", shown.data);
 		} else {
 			buf_adds(what, "in the repository, on no watched tree yet");

@@ -140,8 +140,16 @@ size_t watch_own(const struct watch *w, const struct config *cfg, const char *tr
 	return i;
 }
 
-void watch_ref_short(struct buf *out, const char *ref)
+void watch_ref_short(struct buf *out, const struct config *cfg, const char *ref)
 {
+	size_t i;
+
+	for (i = 0; cfg && i < cfg->nr_trees; i++) {
+		if (cfg->trees[i].ref && !strcmp(cfg->trees[i].ref, ref)) {
+			buf_adds(out, cfg->trees[i].name);
+			return;
+		}
+	}
 	if (!strncmp(ref, "refs/remotes/", 13) && ref[13])
 		buf_adds(out, ref + 13);
 	else if (!strncmp(ref, "refs/heads/", 11) && ref[11])

@@ -58,8 +58,9 @@ size_t watch_find(const struct watch *w, const char *ref);
  * when unknown) in w, or FIX_REF_NONE. */
 size_t watch_own(const struct watch *w, const struct config *cfg, const char *tree);
 
-/* "NAME/BRANCH" for refs/remotes/NAME/BRANCH and refs/heads/BRANCH
- * ("BRANCH"), else the ref itself: how a ref is named to people. */
-void watch_ref_short(struct buf *out, const char *ref);
+/* How a watched ref is named to people: NAME when it is tree.NAME.ref,
+ * else "NAME/BRANCH" for refs/remotes/NAME/BRANCH, "BRANCH" for
+ * refs/heads/BRANCH, else the ref itself.  cfg may be NULL. */
+void watch_ref_short(struct buf *out, const struct config *cfg, const char *ref);
 
 #endif
