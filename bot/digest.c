@@ -189,7 +189,10 @@ static struct value *open_view(const struct digest_request *req, const struct st
 	add_count(v, "age", age, "day", "days");
 	value_object_add(v, "nr_replies", value_new_integer((int64_t)t->replies));
 	add_count(v, "replies", (int64_t)t->replies, "reply", "replies");
-	add_day(v, "last_activity", t->last_activity, req->cfg->timezone);
+	if (t->last_activity)
+		add_day(v, "last_activity", t->last_activity, req->cfg->timezone);
+	else
+		value_object_add_bool(v, "last_activity", 0);
 	list = value_object_add(v, "possible_fixes", value_new_array());
 	for (i = 0; i < t->nr_possible; i++)
 		value_array_push(list, commit_view(req->cfg, t->possible[i].commit, t->possible[i].subject,
