@@ -123,7 +123,7 @@ int cmd_digest(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_CANTCREAT;
 		goto fail;
 	}
-	if (st && (state_tracked_list(st, &reports, &err) < 0 ||
+	if (st && (state_tracked_list(st, 1, &reports, &err) < 0 ||
 		   (has_prev = state_digest_last(st, &prev, &err)) < 0 ||
 		   (has_prev && state_digest_entries(st, prev.id, &entries, &nr_entries, &err) < 0))) {
 		rc = EX_SOFTWARE;

@@ -59,7 +59,7 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 		return -1;
 	ret = state_report_list(st, &s->reports, err);
 	if (!ret)
-		ret = state_tracked_list(st, &s->tracked, err);
+		ret = state_tracked_list(st, 1, &s->tracked, err);
 	if (!ret)
 		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
 	state_close(st);

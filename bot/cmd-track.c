@@ -33,7 +33,6 @@ int cmd_track(int argc, char **argv, const struct cmd_options *opts)
 	struct config *cfg = NULL;
 	struct state *st = NULL;
 	struct state_lock *lock = NULL;
-	struct repo *repo = NULL;
 	struct template_set *templates = NULL;
 	struct track t;
 	struct opt_args args;
@@ -95,16 +94,13 @@ int cmd_track(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_CANTCREAT;
 		goto fail;
 	}
-	if (repo_open(cfg->repo, &repo, &err) < 0) {
-		rc = EX_CONFIG;
-		goto fail;
-	}
+	state_defer_checkpoint(st);
 	templates = render_template_set(cfg);
 
 	memset(&t, 0, sizeof(t));
 	t.cfg = cfg;
 	t.st = st;
-	t.repo = repo;
+	t.repo = NULL;	/* track_run() opens it once the state is read */
 	t.templates = templates;
 	t.now = opts->now;
 	t.since = since_epoch;
@@ -113,7 +109,7 @@ int cmd_track(int argc, char **argv, const struct cmd_options *opts)
 	t.verbose = verbose;
 	t.log.line = log_line;
 	if (track_run(&t, &err) < 0) {
-		rc = EX_SOFTWARE;
+		rc = t.config_error ? EX_CONFIG : EX_SOFTWARE;
 		goto fail;
 	}
 	if (dry_run && fwrite(dry.data, 1, dry.len, stdout) != dry.len) {
@@ -132,7 +128,6 @@ fail:
 	fprintf(stderr, "perfbot track: %s\n", err.data);
 done:
 	template_set_free(templates);
-	repo_free(repo);
 	repo_warm_up_end();
 	state_close(st);
 	state_unlock(lock);

@@ -174,15 +174,11 @@ static void run_release(struct run *r)
 static int run_load(struct run *r, struct buf *err)
 {
 	struct track *t = r->t;
-	struct state_names trees = { 0 };
 	size_t i, j;
 
-	if (state_tracked_list(t->st, &r->reports, err) < 0 || state_report_trees(t->st, &trees, err) < 0) {
-		state_names_release(&trees);
+	if (state_tracked_list(t->st, 0, &r->reports, err) < 0)
 		return -1;
-	}
-	watch_build(t->cfg, (const char *const *)trees.v, trees.nr, &r->watch);
-	state_names_release(&trees);
+	watch_build(t->cfg, (const char *const *)r->reports.trees.v, r->reports.trees.nr, &r->watch);
 	r->work = xcalloc(r->reports.nr ? r->reports.nr : 1, sizeof(*r->work));
 	for (i = 0; i < r->reports.nr; i++) {
 		struct work *w = &r->work[i];
@@ -623,12 +619,25 @@ static int run_dry(struct run *r, struct buf *err)
 
 int track_run(struct track *t, struct buf *err)
 {
+	struct repo *opened = NULL;
 	struct run r;
 	int ret = -1;
 
 	memset(&r, 0, sizeof(r));
 	r.t = t;
-	if (run_load(&r, err) < 0 || run_index(&r, err) < 0 || run_walk(&r, err) < 0)
+	t->config_error = 0;
+	if (run_load(&r, err) < 0 || run_index(&r, err) < 0)
+		goto done;
+	/* opened only now: libgit2's start (repo_warm_up()) went on while
+	 * the state was read */
+	if (!t->repo) {
+		if (repo_open(t->cfg->repo, &opened, err) < 0) {
+			t->config_error = 1;
+			goto done;
+		}
+		t->repo = opened;
+	}
+	if (run_walk(&r, err) < 0)
 		goto done;
 	run_decide(&r);
 	if (t->dry_run) {
@@ -644,6 +653,10 @@ int track_run(struct track *t, struct buf *err)
 	ret = 0;
 done:
 	run_release(&r);
+	if (opened) {
+		repo_free(opened);
+		t->repo = NULL;
+	}
 	return ret;
 }
 

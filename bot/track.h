@@ -46,7 +46,9 @@
 struct track {
 	const struct config *cfg;
 	struct state *st;
-	struct repo *repo;		/* perfbot.repo, opened by the caller */
+	struct repo *repo;		/* perfbot.repo; NULL: track_run() opens it (once
+					   the state is read, so that libgit2 starts
+					   meanwhile: repo_warm_up()) and closes it */
 	struct template_set *templates;	/* for notices (render_template_set()) */
 	int64_t now;
 	int64_t since;			/* --since (UTC); 0: the oldest open report's creation */
@@ -56,10 +58,12 @@ struct track {
 	struct event_log log;
 	/* counts, for the caller */
 	size_t refs, examined, findings, fixed, possible, notices;
+	int config_error;		/* track_run() failed: perfbot.repo cannot be opened */
 };
 
 /* One run.  -1 with a message for errors of the state database, the
- * repository or a notice's template (nothing is then recorded). */
+ * repository (config_error says when it cannot be opened) or a notice's
+ * template (nothing is then recorded). */
 int track_run(struct track *t, struct buf *err);
 
 /*

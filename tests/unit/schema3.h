@@ -51,7 +51,8 @@ static void schema_back_to_3(const char *path)
 
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_or_fail(db, "PRAGMA foreign_keys = OFF; BEGIN; DROP TABLE fixes; DROP TABLE possible_fixes; "
-		     "DROP TABLE track_cursors; DROP TABLE notices; DROP TABLE digest_entries");
+		     "DROP TABLE track_cursors; DROP TABLE notices; DROP TABLE digest_entries; "
+		     "DROP INDEX reports_tracked");
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL AND "
 					    "((type = 'index' AND tbl_name = 'reports') OR type = 'view') "
 					    "ORDER BY rowid", -1, &s, NULL), SQLITE_OK);

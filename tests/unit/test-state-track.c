@@ -117,7 +117,7 @@ static void list(struct state *st, struct state_tracked_list *out)
 	struct buf err = BUF_INIT;
 
 	memset(out, 0, sizeof(*out));
-	if (state_tracked_list(st, out, &err) < 0)
+	if (state_tracked_list(st, 1, out, &err) < 0)
 		fail_msg("state_tracked_list: %s", err.data);
 	buf_release(&err);
 }
