@@ -225,8 +225,8 @@ static struct value *closed_view(const struct digest_request *req, const struct 
 	return v;
 }
 
-static struct value *digest_view(const struct digest_request *req, const char *message_id,
-				 const char *subject)
+struct value *digest_view_new(const struct digest_request *req, const char *message_id,
+			      const char *subject)
 {
 	const struct digest *d = req->d;
 	struct value *v = value_new_object(), *list, *prev;
@@ -342,7 +342,7 @@ int digest_render(const struct digest_request *req, struct digest_mail *out, str
 		}
 	}
 
-	view = digest_view(req, out->message_id, out->subject);
+	view = digest_view_new(req, out->message_id, out->subject);
 	if (render_template_kind(req->templates, cfg, "digest", &tmpl, err) < 0 ||
 	    template_render(req->templates, tmpl, view, &topt, &body, err) < 0)
 		goto done;

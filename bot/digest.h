@@ -31,6 +31,7 @@
 #include "config.h"
 #include "state.h"
 #include "template.h"
+#include "value.h"
 
 /* Which reports a digest lists.  The report pointers are borrowed from
  * the list digest_select() was given; entries are owned. */
@@ -73,6 +74,11 @@ struct digest_mail {
 	char *rcpt;		/* the recipients' addresses, one a line */
 	struct buf mail;	/* the complete message, '\n' line ends */
 };
+
+/* The view the template gets (the caller value_free()s it): for the test
+ * that holds templates/README to it. */
+struct value *digest_view_new(const struct digest_request *req, const char *message_id,
+			      const char *subject);
 
 /* Renders the digest.  -1 with a message for a template error or a refused
  * header or address; *out is then empty.  digest_mail_release() either way. */

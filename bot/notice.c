@@ -142,8 +142,8 @@ static struct value *fix_view(const struct config *cfg, const struct state_fix *
 	return v;
 }
 
-static struct value *notice_view(const struct notice_request *req, const char *message_id,
-				 const char *subject)
+struct value *notice_view_new(const struct notice_request *req, const char *message_id,
+			      const char *subject)
 {
 	const struct state_report *rep = req->report;
 	struct value *v = value_new_object(), *r;
@@ -228,7 +228,7 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 			p++;
 	}
 
-	view = notice_view(req, out->message_id, out->subject);
+	view = notice_view_new(req, out->message_id, out->subject);
 	if (render_template_kind(req->templates, cfg, "fixed", &tmpl, err) < 0 ||
 	    template_render(req->templates, tmpl, view, &topt, &body, err) < 0)
 		goto done;

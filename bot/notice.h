@@ -22,6 +22,7 @@
 #include "config.h"
 #include "state.h"
 #include "template.h"
+#include "value.h"
 
 struct notice_request {
 	const struct config *cfg;
@@ -42,6 +43,11 @@ struct notice {
 	char *from_email;	/* and address: the envelope sender */
 	struct buf mail;	/* the complete message, '\n' line ends */
 };
+
+/* The view the template gets (the caller value_free()s it): for the test
+ * that holds templates/README to it. */
+struct value *notice_view_new(const struct notice_request *req, const char *message_id,
+			      const char *subject);
 
 /* Renders the notice.  -1 with a message for a template error or a
  * refused header; *out is then empty.  notice_release() in either case. */

@@ -19,6 +19,7 @@
 #include "notice.h"
 #include "render.h"
 #include "state.h"
+#include "value.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define T0 1773035458	/* 2026-03-09T05:50:58Z */
@@ -298,12 +299,88 @@ static void notice_answers_the_report(void **state)
 	buf_release(&err);
 }
 
+/* The names templates/README's section `title` lists (top-level ones:
+ * "  name, name   what it is"), each checked to be in view. */
+static void readme_section_names_exist(const char *title, const struct value *view)
+{
+	FILE *in = fopen("templates/README", "r");
+	char line[512];
+	int in_part = 0, checked = 0;
+
+	assert_non_null(in);
+	while (fgets(line, sizeof(line), in)) {
+		char *p, *save;
+
+		if (!strncmp(line, "The view", 8)) {
+			in_part = !strncmp(line, title, strlen(title));
+			continue;
+		}
+		if (!in_part || strncmp(line, "  ", 2) || line[2] == ' ')
+			continue;
+		p = strstr(line + 2, "  ");
+		if (p)
+			*p = '\0';
+		for (p = strtok_r(line + 2, ", \n", &save); p; p = strtok_r(NULL, ", \n", &save)) {
+			if (!value_object_get(view, p))
+				fail_msg("templates/README's \"%s\" lists '%s', which the view does not have",
+					 title, p);
+			checked++;
+		}
+	}
+	fclose(in);
+	assert_true(checked >= 8);
+}
+
+static void readme_names_exist(void **state)
+{
+	static const struct row rows[] = { { 1, STATE_VERDICT_OPEN, STATE_SENT, NULL, T0 } };
+	struct config *c = test_config();
+	struct state_tracked_list l;
+	struct state_report rep;
+	struct state_fix fix;
+	struct notice_request nreq;
+	struct digest_request dreq;
+	struct address to = { "", "perf@lists.example.org" };
+	struct digest d;
+	struct value *v;
+
+	(void)state;
+	memset(&rep, 0, sizeof(rep));
+	rep.message_id = "r1@lab.example.org";
+	rep.subject = "x";
+	memset(&fix, 0, sizeof(fix));
+	fix.commit = FIX1;
+	fix.kind = FIX_LINK;
+	memset(&nreq, 0, sizeof(nreq));
+	nreq.cfg = c;
+	nreq.report = &rep;
+	nreq.fix = &fix;
+	v = notice_view_new(&nreq, "n@lab.example.org", "Re: x");
+	readme_section_names_exist("The view of fixed.txt", v);
+	value_free(v);
+	tracked_of(rows, N(rows), &l);
+	digest_select(&l, 0, NULL, 0, &d);
+	memset(&dreq, 0, sizeof(dreq));
+	dreq.cfg = c;
+	dreq.d = &d;
+	dreq.to = &to;
+	dreq.nr_to = 1;
+	dreq.created = T0;
+	v = digest_view_new(&dreq, "d@lab.example.org", "digest");
+	readme_section_names_exist("The view of digest.txt", v);
+	value_free(v);
+	digest_release(&d);
+	state_tracked_list_release(&l);
+	config_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(what_a_digest_lists),
 		cmocka_unit_test(digest_mail_is_threaded_under_the_previous),
 		cmocka_unit_test(notice_answers_the_report),
+		cmocka_unit_test(readme_names_exist),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
