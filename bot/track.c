@@ -209,6 +209,18 @@ static int run_load(struct run *r, struct buf *err)
 	return 0;
 }
 
+/* 1 when s is min..max hex digits. */
+static int is_hex(const char *s, size_t min, size_t max)
+{
+	size_t n = 0;
+
+	if (!s)
+		return 0;
+	while ((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f') || (s[n] >= 'A' && s[n] <= 'F'))
+		n++;
+	return !s[n] && n >= min && n <= max;
+}
+
 /* The fix index of the reports whose head commit is known. */
 static int run_index(struct run *r, struct buf *err)
 {
@@ -221,8 +233,8 @@ static int run_index(struct run *r, struct buf *err)
 	for (i = 0; i < r->reports.nr; i++) {
 		struct state_tracked *rep = &r->reports.v[i];
 
-		if (!rep->head)
-			continue;	/* queued before schema 4 without a thread key head */
+		if (!is_hex(rep->head, 40, 40))
+			continue;	/* queued before schema 4 without a head in its thread key */
 		mids[n] = xcalloc(rep->nr_followup_ids + 1, sizeof(**mids));
 		mids[n][0] = rep->message_id;
 		for (j = 0; j < rep->nr_followup_ids; j++)
@@ -231,7 +243,8 @@ static int run_index(struct run *r, struct buf *err)
 		fr[n].head = rep->head;
 		fr[n].message_ids = mids[n];
 		fr[n].nr_message_ids = rep->nr_followup_ids + 1;
-		fr[n].fixed_by = rep->has_fix && rep->fix.kind == FIX_FIXED_BY ? rep->fix.commit : NULL;
+		fr[n].fixed_by = rep->has_fix && rep->fix.kind == FIX_FIXED_BY &&
+				 is_hex(rep->fix.commit, 4, 40) ? rep->fix.commit : NULL;
 		r->ix_report[n] = i;
 		n++;
 	}
@@ -628,6 +641,12 @@ int track_run(struct track *t, struct buf *err)
 	t->config_error = 0;
 	if (run_load(&r, err) < 0 || run_index(&r, err) < 0)
 		goto done;
+	if (!r.watch.nr) {
+		if (t->verbose)
+			event_log_say(&t->log, "nothing is watched: no tree.NAME.ref is set and no report names a tree");
+		ret = 0;
+		goto done;
+	}
 	/* opened only now: libgit2's start (repo_warm_up()) went on while
 	 * the state was read */
 	if (!t->repo) {
@@ -664,15 +683,13 @@ done:
 
 static int is_hex_word(const char *s, size_t n)
 {
-	size_t i;
+	char word[41];
 
 	if (n < 4 || n > 40)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
-		      (s[i] >= 'A' && s[i] <= 'F')))
-			return 0;
-	return 1;
+	memcpy(word, s, n);
+	word[n] = '\0';
+	return is_hex(word, 4, 40);
 }
 
 /* Finds the watched refs the commit id is on; the shown ref into *ref
