@@ -552,6 +552,13 @@ static int queue_notice(struct run *r, struct work *w, struct buf *err)
 	e = state_report_get(t->st, w->t->id, &rep, err);
 	if (e <= 0)
 		return e < 0 ? -1 : err_set(err, "report %lld is gone", (long long)w->t->id);
+	if (rep.status != STATE_SENT) {
+		/* it reached nobody (yet): there is no thread to answer */
+		event_log_say(&t->log, "no notice for report %lld <%s>: it is %s, not sent", (long long)rep.id,
+			      rep.message_id, state_status_name(rep.status));
+		state_report_release(&rep);
+		return 0;
+	}
 	memset(&req, 0, sizeof(req));
 	req.cfg = t->cfg;
 	req.templates = t->templates;

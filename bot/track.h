@@ -19,8 +19,9 @@
  *   - A notice is queued when a report becomes fixed by a commit's
  *     evidence (closes, link, revert, fixes): it was not fixed before the
  *     run, or only by a #perfbot fixed-by whose commit had not been seen;
- *     never twice for one report and fix commit.  A fix that replaces
- *     another trailer fix is recorded without one.
+ *     never twice for one report and fix commit, and only for a report
+ *     that was sent.  A fix that replaces another trailer fix is recorded
+ *     without one.
  *   - Everything one run learns (fixes, possible fixes, states, notices
  *     and every ref's new cursor) is committed in one transaction at the
  *     end: a run killed at any moment changed nothing, and the next one
