@@ -101,7 +101,13 @@ demo:
 	@$(MAKE) --no-print-directory perfbot >&2
 	@sh config/demo.sh ./perfbot
 
-check: perfbot $(UNIT_BIN)
+# The inputs that found bugs (tests/fuzz/regressions/NAME/), replayed by
+# `make check` through their target built with $(CC), without libFuzzer.
+REPLAY_BIN := $(patsubst tests/fuzz/regressions/%,tests/fuzz/replay-%,$(wildcard tests/fuzz/regressions/*))
+tests/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB) $(HDR) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
+
+check: perfbot $(UNIT_BIN) $(REPLAY_BIN)
 	@sh tests/run.sh
 
 # The unit tests alone (cmocka; a few seconds).
@@ -109,6 +115,10 @@ unit: $(UNIT_BIN)
 	@sh tests/run.sh --unit
 
 tests/bench/bench-render: tests/bench/bench-render.c $(LIB) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
+# What MAINTAINERS routing costs a render (tests/bench/bench-route.c).
+tests/bench/bench-route: tests/bench/bench-route.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
 bench: perfbot tests/bench/bench-render
@@ -163,10 +173,10 @@ uninstall:
 perfbot-installed: bot/main.c $(SRC) $(HDR) $(GENERATED) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
--include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d
+-include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d tests/bench/bench-route.d
 
 clean:
-	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) tests/bench/bench-render
+	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) $(REPLAY_BIN) tests/bench/bench-render tests/bench/bench-route
 	rm -f $(GENERATED) bot/polarity-table.h+
 	rm -rf tests/fuzz/corpus-*/.tmp
 

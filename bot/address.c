@@ -4,7 +4,10 @@
 #include <strings.h>
 
 #include "address.h"
+#include "charset.h"
 #include "header.h"
+#include "rfc2047.h"
+#include "rfc5322.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -194,55 +197,87 @@ static int unquote_name(const char *s, size_t n, struct buf *name, struct buf *e
 	return 0;
 }
 
-static int parse(const char *s, struct address *out, struct buf *err)
+/* s[0..n) without the spaces at both ends, into out. */
+static void trim_spaces(const char *s, size_t n, struct buf *out)
 {
-	struct buf name = BUF_INIT;
-	const char *b = s, *e = s + strlen(s), *p, *lt = NULL, *gt, *eb, *ee;
-	int quoted = 0;
-
-	if (e - s > ADDRESS_MAX_INPUT)
-		return err_set(err, "longer than %d bytes", ADDRESS_MAX_INPUT);
-	for (p = s; p < e; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			return err_set(err, "a control character is not allowed");
-	while (b < e && *b == ' ')
-		b++;
-	while (e > b && e[-1] == ' ')
-		e--;
-	if (b == e)
-		return err_set(err, "no address");
-	for (p = b; p < e && !lt; p++) {
-		if (quoted && *p == '\\' && p + 1 < e)
-			p++;
-		else if (*p == '"')
-			quoted = !quoted;
-		else if (!quoted && *p == '<')
-			lt = p;
+	while (n && *s == ' ') {
+		s++;
+		n--;
 	}
-	if (!lt) {
-		if (quoted)
-			return err_set(err, "the quoted name has no closing '\"'");
-		eb = b;
-		ee = e;
+	while (n && s[n - 1] == ' ')
+		n--;
+	buf_add(out, s, n);
+}
+
+/*
+ * The strict reading of one address (trimmed, NUL-terminated s), from the
+ * same tokens as incoming mail's but without comments: git's and the
+ * configuration's "Name <email>" text has none, so "(" is a name
+ * character there.
+ */
+static int parse_strict(const char *s, struct address *out, struct buf *err)
+{
+	struct rfc5322_token *t = NULL;
+	struct buf name = BUF_INIT, email = BUF_INIT;
+	size_t n = rfc5322_tokenize(s, RFC5322_NO_COMMENTS, &t), i, angle = n;
+	int rc = -1;
+
+	for (i = 0; i < n && angle == n; i++)
+		if (t[i].kind == RFC5322_ANGLE)
+			angle = i;
+	if (angle == n) {
+		for (i = 0; i < n; i++)
+			if (t[i].kind == RFC5322_QUOTED && t[i].open) {
+				err_set(err, "the quoted name has no closing '\"'");
+				goto out;
+			}
+		buf_adds(&email, s);
+	} else if (t[angle].open) {
+		err_set(err, "'<' without '>'");
+		goto out;
+	} else if (angle + 1 != n) {
+		err_set(err, "text after '>'");
+		goto out;
 	} else {
-		gt = memchr(lt, '>', e - lt);
-		if (!gt)
-			return err_set(err, "'<' without '>'");
-		if (gt + 1 != e)
-			return err_set(err, "text after '>'");
-		for (eb = lt + 1; eb < gt && *eb == ' '; eb++)
-			;
-		for (ee = gt; ee > eb && ee[-1] == ' '; ee--)
-			;
-		for (p = lt; p > b && p[-1] == ' '; p--)
-			;
-		if (unquote_name(b, p - b, &name, err)) {
-			buf_release(&name);
-			return -1;
-		}
+		struct buf raw = BUF_INIT;
+
+		trim_spaces(t[angle].p, t[angle].n, &email);
+		trim_spaces(s, (size_t)(t[angle].start - s), &raw);
+		i = unquote_name(raw.data, raw.len, &name, err);
+		buf_release(&raw);
+		if (i)
+			goto out;
 	}
 	out->name = buf_detach(&name, NULL);
-	out->email = xstrndup(eb, ee - eb);
+	out->email = buf_detach(&email, NULL);
+	rc = 0;
+out:
+	free(t);
+	buf_release(&name);
+	buf_release(&email);
+	return rc;
+}
+
+static int parse(const char *s, struct address *out, struct buf *err)
+{
+	struct buf trimmed = BUF_INIT;
+	const char *p;
+	int rc;
+
+	if (strlen(s) > ADDRESS_MAX_INPUT)
+		return err_set(err, "longer than %d bytes", ADDRESS_MAX_INPUT);
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			return err_set(err, "a control character is not allowed");
+	trim_spaces(s, strlen(s), &trimmed);
+	if (!trimmed.len) {
+		buf_release(&trimmed);
+		return err_set(err, "no address");
+	}
+	rc = parse_strict(trimmed.data, out, err);
+	buf_release(&trimmed);
+	if (rc)
+		return -1;
 	if (check_email(out->email, err) || check_name(out->name, err)) {
 		address_release(out);
 		return -1;
@@ -263,53 +298,269 @@ int address_parse(const char *s, struct address *out, struct buf *err)
 int address_list_parse(const char *s, struct address **list, size_t *n, struct buf *err)
 {
 	struct address *a = NULL;
-	size_t nr = 0, alloc = 0, len = strlen(s), start = 0, i, element = 0;
-	int quoted = 0, angle = 0;
+	struct rfc5322_token *t = NULL;
+	size_t nr = 0, alloc = 0, nt, i, element = 0;
+	const char *start = s;
 
 	*list = NULL;
 	*n = 0;
-	if (len > ADDRESS_MAX_INPUT)
+	if (strlen(s) > ADDRESS_MAX_INPUT)
 		return err_set(err, "address list longer than %d bytes", ADDRESS_MAX_INPUT);
-	for (i = 0; i <= len; i++) {
-		char *one;
-		size_t k;
+	/* commas outside quoted names and <...> separate */
+	nt = rfc5322_tokenize(s, RFC5322_NO_COMMENTS, &t);
+	for (i = 0; i <= nt; i++) {
+		const char *end;
+		struct buf one = BUF_INIT;
 
-		if (i < len) {
-			if (quoted && s[i] == '\\' && i + 1 < len)
-				i++;
-			else if (s[i] == '"')
-				quoted = !quoted;
-			else if (!quoted && s[i] == '<')
-				angle = 1;
-			else if (!quoted && s[i] == '>')
-				angle = 0;
-			if (quoted || angle || s[i] != ',')
-				continue;
-		}
+		if (i < nt && !(t[i].kind == RFC5322_SPECIAL && *t[i].p == ','))
+			continue;
+		end = i < nt ? t[i].start : s + strlen(s);
 		element++;
-		for (k = start; k < i && s[k] == ' '; k++)
-			;
-		start = i + 1;
-		if (k == i)
+		trim_spaces(start, (size_t)(end - start), &one);
+		start = i < nt ? t[i].end : end;
+		if (!one.len)
 			continue;	/* empty element */
 		if (nr == ADDRESS_MAX_LIST) {
+			buf_release(&one);
 			address_list_free(a, nr);
+			free(t);
 			return err_set(err, "more than %d addresses in a list", ADDRESS_MAX_LIST);
 		}
-		one = xstrndup(s + k, i - k);
 		ALLOC_GROW(a, nr + 1, alloc);
-		if (address_parse(one, &a[nr], err)) {
+		if (address_parse(one.data, &a[nr], err)) {
 			err_prefix(err, "address %zu: ", element);
-			free(one);
+			buf_release(&one);
 			address_list_free(a, nr);
+			free(t);
 			return -1;
 		}
-		free(one);
+		buf_release(&one);
 		nr++;
 	}
+	free(t);
 	*list = a;
 	*n = nr;
 	return 0;
+}
+
+/* ---- incoming mail: the lenient reading ---- */
+
+/* The addr-spec in s[0..n) with white space and comments outside quotes
+ * removed and an obsolete route ("@a,@b:") dropped, into out. */
+static void addr_clean(const char *s, size_t n, struct buf *out)
+{
+	size_t i, colon = 0;
+	int quoted = 0;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (quoted) {
+			buf_addc(out, c);
+			if (c == '\\' && i + 1 < n)
+				buf_addc(out, s[++i]);
+			else if (c == '"')
+				quoted = 0;
+		} else if (c == '"') {
+			quoted = 1;
+			buf_addc(out, c);
+		} else if (c == '(') {
+			size_t depth = 0;
+
+			for (; i < n; i++) {
+				if (s[i] == '\\' && i + 1 < n)
+					i++;
+				else if (s[i] == '(')
+					depth++;
+				else if (s[i] == ')' && !--depth)
+					break;
+			}
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			continue;
+		} else {
+			buf_addc(out, c);
+		}
+	}
+	if (out->len && out->data[0] == '@') {
+		for (i = 0; i < out->len; i++)
+			if (out->data[i] == ':')
+				colon = i + 1;
+		if (colon) {
+			memmove(out->data, out->data + colon, out->len - colon);
+			buf_truncate(out, out->len - colon);
+		}
+	}
+}
+
+/* One list element t[0..n) as written. */
+static void element_raw(const struct rfc5322_token *t, size_t n, struct address_raw *a)
+{
+	struct buf phrase = BUF_INIT, email = BUF_INIT, comment = BUF_INIT;
+	size_t i, angle = n;
+	int has_comment = 0;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].kind == RFC5322_ANGLE && angle == n)
+			angle = i;
+		if (t[i].kind == RFC5322_COMMENT && !has_comment) {
+			rfc5322_unquote(t[i].p, t[i].n, &comment);
+			has_comment = 1;
+		}
+	}
+	for (i = 0; i < angle; i++) {
+		if (t[i].kind == RFC5322_COMMENT)
+			continue;
+		if (phrase.len && t[i].space_before)
+			buf_addc(&phrase, ' ');
+		if (t[i].kind == RFC5322_QUOTED)
+			rfc5322_unquote(t[i].p, t[i].n, &phrase);
+		else
+			buf_add(&phrase, t[i].p, t[i].n);
+	}
+	if (angle < n) {
+		addr_clean(t[angle].p, t[angle].n, &email);
+	} else {
+		for (i = 0; i < n; i++) {
+			if (t[i].kind == RFC5322_COMMENT)
+				continue;
+			if (t[i].kind == RFC5322_QUOTED) {
+				buf_addc(&email, '"');
+				buf_add(&email, t[i].p, t[i].n);
+				buf_addc(&email, '"');
+			} else {
+				addr_clean(t[i].p, t[i].n, &email);
+			}
+		}
+	}
+	a->phrase = buf_detach(&phrase, NULL);
+	a->email = buf_detach(&email, NULL);
+	a->comment = has_comment ? buf_detach(&comment, NULL) : NULL;
+	buf_release(&comment);
+	a->angle = angle < n;
+	a->start = t[0].start;
+	a->end = t[n - 1].end;
+}
+
+size_t address_raw_read(const char *body, struct address_raw **out)
+{
+	struct rfc5322_token *t = NULL;
+	struct address_raw *v = NULL;
+	size_t n = rfc5322_tokenize(body, 0, &t), i, start = 0, nr = 0, alloc = 0;
+	int in_group = 0;
+
+	for (i = 0; i <= n; i++) {
+		int end_group = 0;
+		size_t j, words = 0;
+
+		if (i < n && t[i].kind == RFC5322_SPECIAL && t[i].p[0] == ':' && !in_group) {
+			in_group = 1;	/* "group: a, b;": the group name is not an address */
+			start = i + 1;
+			continue;
+		}
+		if (i < n && t[i].kind == RFC5322_SPECIAL && t[i].p[0] == ';' && in_group)
+			end_group = 1;
+		if (i < n && !end_group && !(t[i].kind == RFC5322_SPECIAL && t[i].p[0] == ','))
+			continue;
+		for (j = start; j < i; j++)
+			if (t[j].kind != RFC5322_COMMENT)
+				words++;
+		if (words) {
+			ALLOC_GROW(v, nr + 1, alloc);
+			element_raw(t + start, i - start, &v[nr++]);
+		}
+		if (end_group)
+			in_group = 0;
+		start = i + 1;
+	}
+	free(t);
+	*out = v;
+	return nr;
+}
+
+void address_raw_free(struct address_raw *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		free(v[i].phrase);
+		free(v[i].comment);
+		free(v[i].email);
+	}
+	free(v);
+}
+
+/* 1 when e looks like local@domain: both sides non-empty, no controls,
+ * not too long. */
+static int email_ok(const char *e)
+{
+	const char *at = strrchr(e, '@');
+	size_t i, n = strlen(e);
+
+	if (!at || at == e || !at[1] || n > ADDRESS_MAX_EMAIL)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)e[i] < ' ' || e[i] == 0x7f || e[i] == '<' || e[i] == '>')
+			return 0;
+	return 1;
+}
+
+/* A display name: RFC 2047 decoded, blanks at both ends trimmed. */
+static char *name_decode(const char *s)
+{
+	struct buf out = BUF_INIT, trimmed = BUF_INIT;
+	size_t start = 0, end;
+
+	rfc2047_decode(s, strlen(s), 0, &out);
+	while (start < out.len && (out.data[start] == ' ' || out.data[start] == '\t'))
+		start++;
+	for (end = out.len; end > start && (out.data[end - 1] == ' ' || out.data[end - 1] == '\t');
+	     end--)
+		;
+	buf_add(&trimmed, out.data + start, end - start);
+	buf_release(&out);
+	return buf_detach(&trimmed, NULL);
+}
+
+void address_list_read(const char *field, const char *body, struct address **list, size_t *nr,
+		       size_t *alloc, const struct problems *pr)
+{
+	struct address_raw *raw = NULL;
+	struct buf q = BUF_INIT, span = BUF_INIT, clean = BUF_INIT;
+	size_t n = address_raw_read(body, &raw), i, count = 0;
+
+	for (i = 0; i < n; i++) {
+		struct address a;
+
+		buf_reset(&clean);
+		charset_repair_utf8(raw[i].email, strlen(raw[i].email), &clean);
+		/* the limit counts the bytes kept: U+FFFD is three of them */
+		if (!email_ok(clean.data)) {
+			buf_reset(&span);
+			buf_reset(&q);
+			buf_add(&span, raw[i].start, (size_t)(raw[i].end - raw[i].start));
+			header_quote_input(&q, span.data);
+			problem_add(pr, "%s: %s is not an address; dropped", field, q.data);
+			continue;
+		}
+		if (++count > ADDRESS_MAX_LIST) {
+			problem_add(pr, "%s: more than %d addresses; the rest were ignored", field,
+				    ADDRESS_MAX_LIST);
+			break;
+		}
+		a.email = buf_detach(&clean, NULL);
+		if (raw[i].angle)
+			a.name = name_decode(raw[i].phrase);
+		else if (raw[i].comment)
+			a.name = name_decode(raw[i].comment);
+		else
+			a.name = xstrdup("");
+		ALLOC_GROW(*list, *nr + 1, *alloc);
+		(*list)[(*nr)++] = a;
+	}
+	address_raw_free(raw, n);
+	buf_release(&q);
+	buf_release(&span);
+	buf_release(&clean);
 }
 
 int address_equal(const struct address *a, const struct address *b)

@@ -4,7 +4,12 @@
 /*
  * Mail addresses: "Name <local@domain>", read from trusted-but-checked
  * text (configuration values, git author and trailer text, after
- * .mailmap) and written as RFC 5322 header text.
+ * .mailmap) and written as RFC 5322 header text; and read, leniently,
+ * from the address fields of incoming mail (address_list_read()).  Both
+ * readings are one parser over rfc5322.h's tokens: the strict one takes
+ * no comments ("(" is a name character in git's text) and refuses what
+ * it cannot take, the lenient one reads RFC 5322 with its obsolete
+ * syntax and drops what it cannot take with a problem.
  *
  * An address that address_parse() or address_check() accepted:
  *   - email is "local@domain" of printable ASCII, at most
@@ -27,6 +32,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "problem.h"
 
 #define ADDRESS_MAX_EMAIL 254	/* octets in local@domain (RFC 5321 path limit) */
 #define ADDRESS_MAX_LOCAL 64	/* octets in the local part (RFC 5321 §4.5.3.1.1) */
@@ -73,6 +79,46 @@ int address_check(const struct address *a, struct buf *err);
 /* 1 when the emails are equal, ignoring ASCII case (the whole address,
  * local part included, as DESIGN.md §5 dedups); names are not compared. */
 int address_equal(const struct address *a, const struct address *b);
+
+/* ---- incoming mail (untrusted) ---- */
+
+/* One element of an address list as incoming mail wrote it, not decoded:
+ * for the readers that choose a name their own way (archive-meta.h). */
+struct address_raw {
+	char *phrase;	/* the display name's words before <...> (all words when
+			 * there is no <...>), quoted strings unquoted, joined by
+			 * one space where white space or a comment stood between
+			 * them; "" when none */
+	char *comment;	/* the first comment's text, quoted pairs read; NULL when none */
+	char *email;	/* the inside of <...>, or the words of the element when it
+			 * has none, with white space and comments outside quotes
+			 * removed and a route ("@a,@b:") dropped; "" when none */
+	int angle;	/* email came from <...> */
+	const char *start, *end;	/* the element in the body */
+};
+
+/*
+ * Splits an address field body (NUL-terminated, unfolded; untrusted) into
+ * its elements: groups are flattened ("team: a, b;" is a and b), elements
+ * without a word (", ,", a lone comment) skipped.  *out is a new array
+ * (address_raw_free()) of the returned number of elements, bounded by the
+ * body's length.
+ */
+size_t address_raw_read(const char *body, struct address_raw **out);
+void address_raw_free(struct address_raw *v, size_t n);
+
+/*
+ * The addresses in a From, To or Cc field body: each element of
+ * address_raw_read() whose email has local@domain (no controls, '<' or
+ * '>', at most ADDRESS_MAX_EMAIL octets; not checked further: mail from
+ * outside is read as it is), its name the phrase before <...>, or for
+ * "a@b (Name)" the comment, RFC 2047-decoded (rfc2047.h) and trimmed.
+ * An element without local@domain is dropped with a problem (prefixed
+ * with field; pr may be NULL).  Appends to *list (grown like ALLOC_GROW),
+ * at most ADDRESS_MAX_LIST; every string valid UTF-8 without NUL.
+ */
+void address_list_read(const char *field, const char *body, struct address **list, size_t *nr,
+		       size_t *alloc, const struct problems *pr);
 
 /*
  * Appends a as header text:

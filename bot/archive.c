@@ -7,21 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "archive-meta.h"
 #include "archive.h"
-#include "date.h"
 #include "gitlib.h"
-#include "header.h"
+#include "lock.h"
 #include "pack.h"
+#include "rfc5322.h"
 #include "xalloc.h"
 #include "banned.h"
 
 #define MASTER "refs/heads/master"
-#define LOCK_POLL_MS 50
 #define LOOSE_SAMPLE 2048	/* loose objects counted before the rest is estimated */
 #define EPOCH_MAX_NR 9999	/* highest epoch number this writer makes or reads */
 
@@ -38,32 +36,10 @@ static const char epoch_config[] =
 	"[include]\n"
 	"\tpath = ../../all.git/config\n";
 
-/* The header fields archive_add() reads. */
-enum field_kind { F_FROM, F_SENDER, F_SUBJECT, F_DATE, F_RECEIVED };
-
-static const char *const field_names[] = {
-	[F_FROM] = "from", [F_SENDER] = "sender", [F_SUBJECT] = "subject",
-	[F_DATE] = "date", [F_RECEIVED] = "received",
-};
-
-/* One such field in the message: its raw value from after "Name:" and
- * the blanks after it to the end of its last continuation line. */
-struct field {
-	enum field_kind kind;
-	const char *p;
-	size_t n;
-};
-
-/* A git time stamp. */
-struct stamp {
-	int64_t time;	/* seconds since the epoch, >= 0 */
-	int zone;	/* minutes east of UTC, within -13:59..+13:59 */
-};
-
 struct archive {
 	char *dir;		/* the inbox directory */
 	char *ident;		/* "name <address>", the committer */
-	int lock_fd;		/* inbox.lock, flock'ed */
+	struct lock *lock;	/* inbox.lock */
 	unsigned epoch;		/* the N of git/N.git being written */
 	git_repository *repo;	/* that epoch */
 	char *pack_dir;		/* its objects/pack */
@@ -75,10 +51,7 @@ struct archive {
 	int has_tip;
 	uint64_t epoch_bytes;	/* raw bytes in the epoch, as public-inbox counts */
 	uint64_t epoch_max;
-	struct field *fields;	/* of the message being added */
-	size_t nr_fields, alloc_fields;
 	struct buf lf;		/* the message with LF line ends */
-	struct buf text, tmp;	/* scratch */
 	struct buf commit;	/* the commit object being built */
 };
 
@@ -444,34 +417,6 @@ out:
 	return rc;
 }
 
-static int lock_take(struct archive *a, const char *path, unsigned wait_ms, struct buf *err)
-{
-	struct timespec start, now;
-
-	a->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (a->lock_fd < 0)
-		return sys_fail(err, "cannot open", path);
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		struct timespec nap = { 0, LOCK_POLL_MS * 1000000L };
-		int64_t waited;
-
-		if (!flock(a->lock_fd, LOCK_EX | LOCK_NB))
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return sys_fail(err, "cannot lock", path);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		waited = (int64_t)(now.tv_sec - start.tv_sec) * 1000 +
-			 (now.tv_nsec - start.tv_nsec) / 1000000;
-		if (waited >= wait_ms) {
-			err_set(err, "%s is locked by another writer (perfbot or public-inbox) "
-				"for more than %u ms; try again later", path, wait_ms);
-			return ARCHIVE_BUSY;
-		}
-		nanosleep(&nap, NULL);
-	}
-}
-
 static int ident_check(const char *what, const char *s, struct buf *err)
 {
 	const unsigned char *p;
@@ -510,12 +455,9 @@ int archive_open_opts(const char *dir, const char *name, const char *address,
 	 * to 256 MiB): archiving a whole list must not grow with the list */
 	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)(8 << 20));
 	a = xcalloc(1, sizeof(*a));
-	a->lock_fd = -1;
 	a->dir = xstrdup(dir);
 	a->epoch_max = opts ? opts->epoch_max : ARCHIVE_EPOCH_MAX;
 	buf_init(&a->lf);
-	buf_init(&a->text);
-	buf_init(&a->tmp);
 	buf_init(&a->commit);
 	buf_addf(&a->commit, "%s <%s>", name, address);
 	a->ident = buf_detach(&a->commit, NULL);
@@ -533,7 +475,10 @@ int archive_open_opts(const char *dir, const char *name, const char *address,
 	rc = -1;
 	if (mkdir_once(dir, err))
 		goto fail;
-	rc = lock_take(a, lock, opts ? opts->lock_wait_ms : ARCHIVE_LOCK_WAIT_MS, err);
+	rc = lock_take(lock, 0644, opts ? opts->lock_wait_ms : ARCHIVE_LOCK_WAIT_MS,
+		       "another writer (perfbot or public-inbox)", &a->lock, err);
+	if (rc == LOCK_BUSY)
+		rc = ARCHIVE_BUSY;
 	if (rc)
 		goto fail;
 	rc = -1;
@@ -565,14 +510,10 @@ void archive_close(struct archive *a)
 		return;
 	if (a->repo)
 		epoch_close(a);
-	if (a->lock_fd >= 0)
-		close(a->lock_fd);	/* releases the flock */
+	lock_free(a->lock);
 	free(a->dir);
 	free(a->ident);
-	free(a->fields);
 	buf_release(&a->lf);
-	buf_release(&a->text);
-	buf_release(&a->tmp);
 	buf_release(&a->commit);
 	free(a);
 	git_libgit2_shutdown();
@@ -583,497 +524,6 @@ unsigned archive_epoch(const struct archive *a)
 	return a->epoch;
 }
 
-/* ---- reading the header block ---- */
-
-/* Perl's \s, which public-inbox's patterns use. */
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/*
- * public-inbox's reading of a header line (Eml.pm): a blank before any
- * ':' makes it the continuation of the field above (folded lines begin
- * with one); otherwise "Name:" at its start begins a field.
- */
-static int line_continues(const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (p[i] == ':')
-			return 0;
-		if (p[i] == ' ' || p[i] == '\t')
-			return 1;
-	}
-	return 0;
-}
-
-static int field_kind(const char *p, size_t n, size_t *name_len)
-{
-	const char *colon = memchr(p, ':', n);
-	size_t i, l;
-
-	if (!colon)
-		return -1;
-	l = (size_t)(colon - p);
-	for (i = 0; i < sizeof(field_names) / sizeof(field_names[0]); i++)
-		if (strlen(field_names[i]) == l && !strncasecmp(p, field_names[i], l)) {
-			*name_len = l;
-			return (int)i;
-		}
-	return -1;
-}
-
-/* Collects the fields archive_add() needs from msg's header block (up
- * to the first empty line), checking the limits. */
-static int header_scan(struct archive *a, const char *msg, size_t len, struct buf *err)
-{
-	const char *p = msg, *end = msg + len;
-	struct field *cur = NULL;
-	size_t lines = 0;
-
-	a->nr_fields = 0;
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((eol ? eol : end) - p), name_len;
-		int kind;
-
-		if (!n)
-			break;
-		if (++lines > ARCHIVE_HEADER_LINES_MAX)
-			return err_set(err, "the header has more than %d lines", ARCHIVE_HEADER_LINES_MAX);
-		if (n > ARCHIVE_HEADER_LINE_MAX)
-			return err_set(err, "header line %zu is longer than %d bytes", lines,
-				       ARCHIVE_HEADER_LINE_MAX);
-		if ((size_t)(p - msg) + n > ARCHIVE_HEADER_MAX)
-			return err_set(err, "the header is longer than %u bytes", ARCHIVE_HEADER_MAX);
-		if (line_continues(p, n)) {
-			if (cur)
-				cur->n = (size_t)(p + n - cur->p);
-		} else if ((kind = field_kind(p, n, &name_len)) >= 0) {
-			const char *v = p + name_len + 1;
-
-			while (v < p + n && (*v == ' ' || *v == '\t'))
-				v++;
-			ALLOC_GROW(a->fields, a->nr_fields + 1, a->alloc_fields);
-			cur = &a->fields[a->nr_fields++];
-			cur->kind = (enum field_kind)kind;
-			cur->p = v;
-			cur->n = (size_t)(p + n - v);
-		} else {
-			cur = NULL;
-		}
-		p = eol ? eol + 1 : end;
-	}
-	return 0;
-}
-
-static const struct field *field_first(const struct archive *a, enum field_kind kind)
-{
-	size_t i;
-
-	for (i = 0; i < a->nr_fields; i++)
-		if (a->fields[i].kind == kind)
-			return &a->fields[i];
-	return NULL;
-}
-
-/* Narrows [*p, *e) to leave out the blanks at both ends. */
-static void span_trim(const char **p, const char **e)
-{
-	while (*p < *e && is_space(**p))
-		(*p)++;
-	while (*e > *p && is_space((*e)[-1]))
-		(*e)--;
-}
-
-/*
- * Appends f's value unfolded as public-inbox's header_raw() does: blanks
- * at both ends trimmed, each line break and the blanks after it made one
- * space.  NUL becomes a space, as public-inbox later makes it.
- */
-static void field_unfold(const struct field *f, struct buf *out)
-{
-	const char *p = f->p, *e = f->p + f->n;
-
-	span_trim(&p, &e);
-	while (p < e) {
-		if (*p == '\n') {
-			buf_addc(out, ' ');
-			for (p++; p < e && (*p == ' ' || *p == '\t'); p++)
-				;
-			continue;
-		}
-		buf_addc(out, *p ? *p : ' ');
-		p++;
-	}
-}
-
-static int utf8_valid(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t l = header_utf8_char(s + i, n - i);
-
-		if (!l)
-			return 0;
-		i += l;
-	}
-	return 1;
-}
-
-/*
- * Makes decoded header text fit for a commit, as public-inbox does: CR
- * dropped, NUL, TAB and LF made spaces, '<' and '>' dropped when
- * strip_angles, and text that is not UTF-8 read as Latin-1 (Perl's
- * utf8::decode failing, then utf8::encode).
- */
-static void text_clean(struct buf *in, struct buf *out, int strip_angles)
-{
-	size_t i;
-	int latin1 = !utf8_valid(in->data, in->len);
-
-	for (i = 0; i < in->len; i++) {
-		unsigned char c = (unsigned char)in->data[i];
-
-		if (c == '\r' || (strip_angles && (c == '<' || c == '>')))
-			continue;
-		if (c == '\0' || c == '\t' || c == '\n')
-			c = ' ';
-		if (latin1 && c >= 0x80) {
-			buf_addc(out, (char)(0xc0 | c >> 6));
-			buf_addc(out, (char)(0x80 | (c & 0x3f)));
-		} else {
-			buf_addc(out, (char)c);
-		}
-	}
-}
-
-/* Appends s (a C string) with RFC 2047 words decoded, then cleaned. */
-static void text_decode(struct archive *a, const char *s, struct buf *out, int strip_angles)
-{
-	buf_reset(&a->tmp);
-	if (strstr(s, "=?"))
-		header_decode_words(s, &a->tmp);
-	else
-		buf_adds(&a->tmp, s);
-	text_clean(&a->tmp, out, strip_angles);
-}
-
-/* ---- From: the first mailbox, read as Email::Address::XS does ---- */
-
-struct mailbox {
-	struct buf phrase;	/* display name words, unquoted, joined by one space */
-	struct buf comment;	/* the first comment's text */
-	struct buf addr;	/* the address in <>, or the words of a bare one */
-	int angle;		/* addr came from <> */
-	int has_comment;
-};
-
-/* Reads "(...)" at *pp (nested, with quoted pairs) into out (without the
- * outer parentheses) and moves *pp past it. */
-static void read_comment(const char **pp, struct buf *out)
-{
-	const char *p = *pp + 1;
-	int depth = 1;
-
-	for (; *p; p++) {
-		if (*p == '\\' && p[1]) {
-			buf_addc(out, *++p);
-			continue;
-		}
-		if (*p == '(')
-			depth++;
-		else if (*p == ')' && --depth == 0) {
-			p++;
-			break;
-		}
-		buf_addc(out, *p);
-	}
-	*pp = p;
-}
-
-static void mailbox_word(struct mailbox *m, const char *w, size_t n)
-{
-	if (m->phrase.len)
-		buf_addc(&m->phrase, ' ');
-	buf_add(&m->phrase, w, n);
-}
-
-/* Parses the first mailbox of s (an unfolded From: or Sender: value). */
-static void mailbox_parse(const char *s, struct mailbox *m)
-{
-	const char *p = s;
-	struct buf word = BUF_INIT, bare = BUF_INIT;
-
-	while (*p) {
-		if (is_space(*p)) {
-			p++;
-		} else if (*p == '"') {
-			buf_reset(&word);
-			for (p++; *p && *p != '"'; p++) {
-				if (*p == '\\' && p[1])
-					p++;
-				buf_addc(&word, *p);
-			}
-			if (*p)
-				p++;
-			mailbox_word(m, word.data, word.len);
-			buf_add(&bare, word.data, word.len);
-		} else if (*p == '(') {
-			buf_reset(&word);
-			read_comment(&p, &word);
-			if (!m->has_comment) {
-				buf_add(&m->comment, word.data, word.len);
-				m->has_comment = 1;
-			}
-		} else if (*p == '<') {
-			const char *e = strchr(p, '>');
-			size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
-
-			if (!m->angle) {
-				buf_add(&m->addr, p + 1, n);
-				m->angle = 1;
-			}
-			p += n + 1 + (e != NULL);
-		} else if (*p == ':' && !m->angle) {
-			/* "group name:" is not a display name */
-			buf_reset(&m->phrase);
-			buf_reset(&bare);
-			p++;
-		} else if (*p == ',' || *p == ';') {
-			if (m->angle || bare.len)
-				break;
-			buf_reset(&m->phrase);
-			p++;
-		} else {
-			size_t n = strcspn(p, " \t\r\n\f\v\"(<,:;");
-
-			if (!n)
-				n = 1;	/* a stray '>' */
-			mailbox_word(m, p, n);
-			buf_add(&bare, p, n);
-			p += n;
-		}
-	}
-	if (!m->angle) {
-		/* A bare address: its words are the address, not a name. */
-		if (memchr(bare.data, '@', bare.len))
-			buf_add(&m->addr, bare.data, bare.len);
-		else
-			buf_add(&m->addr, "", 0);
-		if (m->addr.len)
-			buf_reset(&m->phrase);
-	}
-	buf_release(&word);
-	buf_release(&bare);
-}
-
-static void mailbox_release(struct mailbox *m)
-{
-	buf_release(&m->phrase);
-	buf_release(&m->comment);
-	buf_release(&m->addr);
-}
-
-/* Appends addr without the blanks around it. */
-static void addr_trim(const struct buf *addr, struct buf *out)
-{
-	const char *p = addr->data, *e = addr->data + addr->len;
-
-	span_trim(&p, &e);
-	buf_add(out, p, (size_t)(e - p));
-}
-
-/*
- * The author name and address for the commit, from the From: field (or
- * Sender: for what From: lacks), with public-inbox's choice of name:
- * the display name, else a comment, else the address's local part.
- */
-static void author_read(struct archive *a, struct buf *name, struct buf *email)
-{
-	static const enum field_kind kinds[] = { F_FROM, F_SENDER };
-	size_t k;
-
-	for (k = 0; k < 2 && (!name->len || !email->len); k++) {
-		const struct field *f = field_first(a, kinds[k]);
-		struct mailbox m = { BUF_INIT, BUF_INIT, BUF_INIT, 0, 0 };
-		struct buf n = BUF_INIT, e = BUF_INIT;
-		const char *at;
-
-		if (!f)
-			continue;
-		buf_reset(&a->text);
-		field_unfold(f, &a->text);
-		mailbox_parse(a->text.data, &m);
-		addr_trim(&m.addr, &e);
-		if (m.phrase.len)
-			text_decode(a, m.phrase.data, &n, 1);
-		if (!n.len && m.has_comment)
-			text_decode(a, m.comment.data, &n, 1);
-		if (n.len && e.len && !strcmp(n.data, e.data))
-			buf_reset(&n);	/* "addr" <addr> names no one */
-		if (!n.len && e.len && (at = strrchr(e.data, '@'))) {
-			buf_reset(&a->tmp);
-			buf_add(&a->tmp, e.data, (size_t)(at - e.data));
-			text_clean(&a->tmp, &n, 1);
-		}
-		if (!name->len)
-			buf_add(name, n.data, n.len);
-		if (!email->len) {
-			buf_reset(&a->tmp);
-			buf_add(&a->tmp, e.data, e.len);
-			text_clean(&a->tmp, email, 1);
-		}
-		buf_release(&n);
-		buf_release(&e);
-		mailbox_release(&m);
-	}
-	if (!name->len)
-		buf_adds(name, "unknown");
-	if (!email->len)
-		buf_adds(email, "unknown@unknown");
-}
-
-/* ---- dates ---- */
-
-/* A date as git writes it: public-inbox turns zones of 14:00 and more
- * into +0000 and does not read dates before 1970. */
-static int stamp_parse(const char *s, struct stamp *st)
-{
-	int64_t t;
-	int zone, abs_zone;
-
-	if (date_parse_rfc5322(s, &t, &zone) || t < 0)
-		return -1;
-	abs_zone = zone < 0 ? -zone : zone;
-	if ((abs_zone / 60) * 100 + abs_zone % 60 >= 1400)
-		zone = 0;
-	st->time = t;
-	st->zone = zone;
-	return 0;
-}
-
-static size_t digits(const char *s)
-{
-	size_t n = 0;
-
-	while (is_digit(s[n]))
-		n++;
-	return n;
-}
-
-static size_t spaces(const char *s)
-{
-	size_t n = 0;
-
-	while (is_space(s[n]))
-		n++;
-	return n;
-}
-
-/*
- * The length of public-inbox's Received: date pattern at s, 0 when it is
- * not there:  [0-9]+\s+[a-zA-Z]+\s+[0-9]{2,4}\s+[0-9]+[^0-9][0-9]+
- * [^0-9][0-9]+\s+[+-][0-9]+  (every run is maximal, so no backtracking).
- */
-static size_t received_date_len(const char *s)
-{
-	const char *p = s;
-	size_t n;
-	int part;
-
-	if (!(n = digits(p)))
-		return 0;
-	p += n;
-	if (!(n = spaces(p)))
-		return 0;
-	p += n;
-	for (n = 0; (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z'); n++)
-		;
-	if (!n)
-		return 0;
-	p += n;
-	if (!(n = spaces(p)))
-		return 0;
-	p += n;
-	n = digits(p);
-	if (n < 2 || n > 4)
-		return 0;
-	p += n;
-	if (!(n = spaces(p)))
-		return 0;
-	p += n;
-	for (part = 0; part < 3; part++) {
-		if (part && (!*p || is_digit(*p)))
-			return 0;
-		if (part)
-			p++;
-		if (!(n = digits(p)))
-			return 0;
-		p += n;
-	}
-	if (!(n = spaces(p)))
-		return 0;
-	p += n;
-	if (*p != '+' && *p != '-')
-		return 0;
-	p++;
-	if (!(n = digits(p)))
-		return 0;
-	return (size_t)(p + n - s);
-}
-
-/* The date of a Received: value: the first place the pattern matches. */
-static int received_stamp(struct archive *a, const char *s, struct stamp *st)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++) {
-		size_t n;
-
-		if (!is_digit(s[i]) || (i && is_digit(s[i - 1])))
-			continue;
-		if (!(n = received_date_len(s + i)))
-			continue;
-		buf_reset(&a->tmp);
-		buf_add(&a->tmp, s + i, n);
-		return stamp_parse(a->tmp.data, st);
-	}
-	return -1;
-}
-
-/* The first readable stamp among the fields of a kind. */
-static int stamp_read(struct archive *a, enum field_kind kind, struct stamp *st)
-{
-	size_t i;
-
-	for (i = 0; i < a->nr_fields; i++) {
-		if (a->fields[i].kind != kind)
-			continue;
-		buf_reset(&a->text);
-		field_unfold(&a->fields[i], &a->text);
-		if (kind == F_RECEIVED ? !received_stamp(a, a->text.data, st) :
-		    !stamp_parse(a->text.data, st))
-			return 0;
-	}
-	return -1;
-}
-
-static void stamp_format(struct buf *out, const struct stamp *st)
-{
-	int z = st->zone < 0 ? -st->zone : st->zone;
-
-	buf_addf(out, " %" PRId64 " %c%02d%02d", st->time, st->zone < 0 ? '-' : '+', z / 60, z % 60);
-}
-
 /* ---- writing ---- */
 
 static void oid_hex(const git_oid *id, char hex[41])
@@ -1081,63 +531,16 @@ static void oid_hex(const git_oid *id, char hex[41])
 	git_oid_tostr(hex, 41, id);
 }
 
-/* The commit object for a message whose fields were scanned. */
-static void commit_build(struct archive *a, const git_oid *tree, int64_t now)
+/* The commit object for a message, with public-inbox's metadata. */
+static void commit_build(struct archive *a, const git_oid *tree, const struct archive_meta *m)
 {
-	struct buf name = BUF_INIT, email = BUF_INIT;
-	struct stamp fallback = { now < 0 ? 0 : now, 0 }, ad, cd;
-	const struct field *subject;
-	char hex[41];
-	size_t before;
+	char tree_hex[41], parent_hex[41];
 
-	if (stamp_read(a, F_DATE, &ad) && stamp_read(a, F_RECEIVED, &ad))
-		ad = fallback;
-	if (stamp_read(a, F_RECEIVED, &cd) && stamp_read(a, F_DATE, &cd))
-		cd = fallback;
-	author_read(a, &name, &email);
-
+	oid_hex(tree, tree_hex);
+	if (a->has_tip)
+		oid_hex(&a->tip, parent_hex);
 	buf_reset(&a->commit);
-	oid_hex(tree, hex);
-	buf_addf(&a->commit, "tree %s\n", hex);
-	if (a->has_tip) {
-		oid_hex(&a->tip, hex);
-		buf_addf(&a->commit, "parent %s\n", hex);
-	}
-	buf_addf(&a->commit, "author %s <%s>", name.data, email.data);
-	stamp_format(&a->commit, &ad);
-	buf_addf(&a->commit, "\ncommitter %s", a->ident);
-	stamp_format(&a->commit, &cd);
-	buf_adds(&a->commit, "\n\n");
-	before = a->commit.len;
-	if ((subject = field_first(a, F_SUBJECT))) {
-		buf_reset(&a->text);
-		field_unfold(subject, &a->text);
-		text_decode(a, a->text.data, &a->commit, 0);
-	}
-	if (a->commit.len == before)
-		buf_adds(&a->commit, "(no subject)");
-	buf_addc(&a->commit, '\n');
-	buf_release(&name);
-	buf_release(&email);
-}
-
-/* msg with each CRLF made LF, in a->lf; msg itself when it has no CR. */
-static const char *lf_only(struct archive *a, const char *msg, size_t *len)
-{
-	const char *p = msg, *end = msg + *len, *cr;
-
-	if (!memchr(msg, '\r', *len))
-		return msg;
-	buf_reset(&a->lf);
-	while ((cr = memchr(p, '\r', (size_t)(end - p)))) {
-		buf_add(&a->lf, p, (size_t)(cr - p));
-		if (cr + 1 == end || cr[1] != '\n')
-			buf_addc(&a->lf, '\r');
-		p = cr + 1;
-	}
-	buf_add(&a->lf, p, (size_t)(end - p));
-	*len = a->lf.len;
-	return a->lf.data;
+	archive_meta_commit(m, tree_hex, a->has_tip ? parent_hex : NULL, a->ident, &a->commit);
 }
 
 /* Completes the batch's pack (pack_write() syncs it).  Nothing here
@@ -1169,7 +572,8 @@ static int epoch_next(struct archive *a, struct buf *err)
 
 int archive_check(const char *raw, size_t len, struct buf *err)
 {
-	struct archive tmp;
+	struct archive_meta m;
+	struct buf lf = BUF_INIT;
 	const char *msg;
 	int r = 0;
 
@@ -1177,33 +581,25 @@ int archive_check(const char *raw, size_t len, struct buf *err)
 		return err_set(err, "an empty message cannot be archived");
 	if (len > ARCHIVE_MESSAGE_MAX)
 		return err_set(err, "the message is larger than %u bytes", ARCHIVE_MESSAGE_MAX);
-	/* the very checks of archive_add(), on a scratch archive */
-	memset(&tmp, 0, sizeof(tmp));
-	buf_init(&tmp.lf);
-	msg = lf_only(&tmp, raw, &len);
-	if (header_scan(&tmp, msg, len, err))
+	/* the very checks of archive_add() */
+	msg = rfc5322_lf(raw, &len, &lf);
+	if (archive_meta_read(msg, len, 0, &m, err))
 		r = err_prefix(err, "the message cannot be archived: ");
-	free(tmp.fields);
-	buf_release(&tmp.lf);
+	else
+		archive_meta_release(&m);
+	buf_release(&lf);
 	return r;
 }
 
-int archive_add(struct archive *a, const char *raw, size_t len, int64_t now,
-		char blob_hex[41], char commit_hex[41], struct buf *err)
+/* archive_add() once the message is read: its objects, the new tip. */
+static int archive_add_objects(struct archive *a, const char *msg, size_t len,
+			       const struct archive_meta *meta, char blob_hex[41],
+			       char commit_hex[41], struct buf *err)
 {
-	const char *msg;
-	unsigned char tree[9 + GIT_OID_RAWSZ] = "100644 m";
-	git_oid blob, tree_id, commit;
+	unsigned char tree[9 + PACK_ID_RAWSZ] = "100644 m";
+	unsigned char blob[PACK_ID_RAWSZ], tree_raw[PACK_ID_RAWSZ], commit_raw[PACK_ID_RAWSZ];
+	git_oid blob_id, tree_id, commit;
 
-	if (!a->repo)
-		return err_set(err, "archive %s: a previous error left no epoch open", a->dir);
-	if (!len)
-		return err_set(err, "an empty message cannot be archived");
-	if (len > ARCHIVE_MESSAGE_MAX)
-		return err_set(err, "the message is larger than %u bytes", ARCHIVE_MESSAGE_MAX);
-	msg = lf_only(a, raw, &len);
-	if (header_scan(a, msg, len, err))
-		return err_prefix(err, "the message cannot be archived: ");
 	if (a->has_tip && a->epoch_bytes >= a->epoch_max && epoch_next(a, err))
 		return -1;
 	/* Memory stays bounded however many messages a batch has; a failure
@@ -1213,24 +609,48 @@ int archive_add(struct archive *a, const char *raw, size_t len, int64_t now,
 
 	/* A failure leaves objects of this message in the pack, but nothing
 	 * refers to them: they are written and stay unreachable, or not. */
-	if (pack_add(a->pack, GIT_OBJECT_BLOB, msg, len, &blob, err) < 0)
+	if (pack_add(a->pack, PACK_BLOB, msg, len, blob, err) < 0)
 		return err_prefix(err, "archive %s: ", a->dir);
 	/* A tree is "<mode> <name>\0<raw id>" per entry; this one has only m. */
-	memcpy(tree + 9, blob.id, GIT_OID_RAWSZ);
-	if (pack_add(a->pack, GIT_OBJECT_TREE, tree, sizeof(tree), &tree_id, err) < 0)
+	memcpy(tree + 9, blob, PACK_ID_RAWSZ);
+	if (pack_add(a->pack, PACK_TREE, tree, sizeof(tree), tree_raw, err) < 0)
 		return err_prefix(err, "archive %s: ", a->dir);
-	commit_build(a, &tree_id, now);
-	if (pack_add(a->pack, GIT_OBJECT_COMMIT, a->commit.data, a->commit.len, &commit, err) < 0)
+	git_oid_fromraw(&tree_id, tree_raw);
+	commit_build(a, &tree_id, meta);
+	if (pack_add(a->pack, PACK_COMMIT, a->commit.data, a->commit.len, commit_raw, err) < 0)
 		return err_prefix(err, "archive %s: ", a->dir);
+	git_oid_fromraw(&blob_id, blob);
+	git_oid_fromraw(&commit, commit_raw);
 	a->tip = commit;
 	a->has_tip = 1;
 	a->epoch_bytes += len;
 	a->pending_bytes += len;
 	if (blob_hex)
-		oid_hex(&blob, blob_hex);
+		oid_hex(&blob_id, blob_hex);
 	if (commit_hex)
 		oid_hex(&commit, commit_hex);
 	return 0;
+}
+
+int archive_add(struct archive *a, const char *raw, size_t len, int64_t now,
+		char blob_hex[41], char commit_hex[41], struct buf *err)
+{
+	const char *msg;
+	struct archive_meta meta;
+	int rc;
+
+	if (!a->repo)
+		return err_set(err, "archive %s: a previous error left no epoch open", a->dir);
+	if (!len)
+		return err_set(err, "an empty message cannot be archived");
+	if (len > ARCHIVE_MESSAGE_MAX)
+		return err_set(err, "the message is larger than %u bytes", ARCHIVE_MESSAGE_MAX);
+	msg = rfc5322_lf(raw, &len, &a->lf);
+	if (archive_meta_read(msg, len, now, &meta, err))
+		return err_prefix(err, "the message cannot be archived: ");
+	rc = archive_add_objects(a, msg, len, &meta, blob_hex, commit_hex, err);
+	archive_meta_release(&meta);
+	return rc;
 }
 
 int archive_commit(struct archive *a, struct buf *err)

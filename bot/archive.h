@@ -6,7 +6,7 @@
  * every report sent and every reply ingested (DESIGN.md §6; the format
  * is in notes/public-inbox.md §1).  Layout of the inbox directory:
  *
- *   inbox.lock     held with flock(LOCK_EX) while an archive is open;
+ *   inbox.lock     held (lock.h: flock, the holder's pid) while an archive is open;
  *                  public-inbox-index takes the same lock, so close the
  *                  archive before running it
  *   git/N.git      bare epochs (N = 0, 1, ...), HEAD -> refs/heads/master,
@@ -18,31 +18,10 @@
  * with the message bytes (CRLF turned into LF), a tree with exactly the
  * entry "m" (mode 100644) pointing at it, and a commit whose parent is
  * the previous commit (the epoch's first commit has none).  The commit
- * metadata is what public-inbox 1.9 writes for the same mail, so the
- * same messages in the same order with the same `now` give
- * byte-identical commits, here and in public-inbox-mda:
- *
- *   author     From's display name (RFC 2047 decoded; for "addr (Name)"
- *              the comment; else the address's local part) and address,
- *              '<' and '>' removed, CR dropped, NUL, TAB and LF made
- *              spaces, invalid UTF-8 read as Latin-1; Sender: when From
- *              has no address; "unknown" and "unknown@unknown" when
- *              there is no name or no address at all (public-inbox 1.9
- *              writes them empty with a warning; libgit2 and git fsck
- *              refuse that)
- *   author date    Date: (the first readable one), else the first
- *              Received: date, else `now` at +0000
- *   committer  the inbox's name and address
- *   commit date    the first readable Received: date (public-inbox's
- *              pattern "D Mon YYYY hh:mm:ss +zone", a numeric zone
- *              required), else Date:, else `now` at +0000
- *   zones      as written; a zone of 14:00 or more either way is
- *              written +0000 (the time itself stays right), as
- *              public-inbox does; dates before 1970 are unreadable
- *   message    the first Subject: unfolded, RFC 2047 decoded (charsets
- *              of header_decode_words(); others stay encoded), cleaned
- *              like the name, plus "\n"; "(no subject)" when missing
- *              or empty
+ * metadata is what public-inbox 1.9 writes for the same mail (the author
+ * and dates from the mail, the subject as the message: archive-meta.h
+ * says exactly), so the same messages in the same order with the same
+ * `now` give byte-identical commits, here and in public-inbox-mda.
  *
  * Writing: archive_add() hashes and deflates the objects into the batch's
  * pack file (pack.h), which is completed and synced whenever it holds
@@ -66,20 +45,19 @@
  * is taken from its object files (packs plus loose objects, each read
  * as packed bytes / 0.4), while open from the messages added.
  *
- * Messages are untrusted bytes.  Only the header block is read, by a
- * small reader with the limits below; reaching one is an error for
- * that message (nothing is written), never a silent cut.
+ * Messages are untrusted bytes.  Only the header block is read, by the
+ * one RFC 5322 reader, within the limits of archive-meta.h
+ * (ARCHIVE_HEADER_*); reaching one is an error for that message
+ * (nothing is written), never a silent cut.
  */
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "archive-meta.h"
 #include "buf.h"
 
 #define ARCHIVE_MESSAGE_MAX (64u << 20)		/* bytes of one message */
-#define ARCHIVE_HEADER_MAX (256u << 10)		/* bytes of its header block */
-#define ARCHIVE_HEADER_LINES_MAX 4096		/* lines in the header block */
-#define ARCHIVE_HEADER_LINE_MAX 16384		/* bytes of one header line */
 #define ARCHIVE_EPOCH_MAX ((uint64_t)1073741824 * 5 / 2)	/* raw bytes per epoch */
 #define ARCHIVE_PACK_BYTES (8u << 20)		/* message bytes in one pack */
 #define ARCHIVE_LOCK_WAIT_MS 30000		/* how long archive_open() waits for the lock */

@@ -6,7 +6,6 @@
 
 #include "charset.h"
 #include "header.h"
-#include "mime.h"
 #include "banned.h"
 
 /* Windows-1252 0x80..0x9f; 0 marks the five bytes it leaves undefined. */
@@ -335,195 +334,24 @@ int charset_to_utf8(const char *charset, const char *in, size_t len, struct buf 
 	return outcome;
 }
 
-/* An RFC 2047 encoded-word found in a header. */
-struct word {
-	const char *charset;	/* not NUL-terminated */
-	size_t charset_len;
-	char enc;		/* 'Q' or 'B' */
-	const char *text;
-	size_t text_len;
-	size_t len;		/* of the whole "=?...?=" */
-};
-
-static int is_word_char(unsigned char c)
-{
-	return c > ' ' && c < 0x7f && c != '?';
-}
-
-/* Whether s[0..n) starts with an encoded-word; fills w. */
-static int word_at(const char *s, size_t n, struct word *w)
-{
-	size_t i = 2, start;
-
-	if (n < 8 || s[0] != '=' || s[1] != '?')
-		return 0;
-	for (start = i; i < n && is_word_char((unsigned char)s[i]); i++)
-		;
-	if (i == start || i - start > 2 * CHARSET_MAX_NAME || i + 2 >= n || s[i] != '?')
-		return 0;
-	w->charset = s + start;
-	w->charset_len = i - start;
-	w->enc = (char)(s[i + 1] & ~0x20);
-	if ((w->enc != 'Q' && w->enc != 'B') || s[i + 2] != '?')
-		return 0;
-	for (i += 3, start = i; i < n && is_word_char((unsigned char)s[i]); i++)
-		;
-	if (i + 1 >= n || s[i] != '?' || s[i + 1] != '=')
-		return 0;
-	w->text = s + start;
-	w->text_len = i - start;
-	w->len = i + 2;
-	return 1;
-}
-
-/* The bytes of w's text; -1 when it is not valid Q or B. */
-static int word_bytes(const struct word *w, struct buf *raw)
-{
-	size_t i;
-
-	if (w->enc == 'Q') {
-		for (i = 0; i < w->text_len; i++) {
-			char c = w->text[i];
-			int hi, lo;
-
-			if (c == '_') {
-				buf_addc(raw, ' ');
-			} else if (c == '=' && i + 2 < w->text_len &&
-				   (hi = mime_hex_value(w->text[i + 1])) >= 0 &&
-				   (lo = mime_hex_value(w->text[i + 2])) >= 0) {
-				buf_addc(raw, (char)(hi << 4 | lo));
-				i += 2;
-			} else {
-				buf_addc(raw, c);	/* a stray '=' is kept, as readers do */
-			}
-		}
-		return 0;
-	} else {
-		unsigned acc = 0;
-		int bits = 0;
-
-		for (i = 0; i < w->text_len && w->text[i] != '='; i++) {
-			int v = mime_base64_value((unsigned char)w->text[i]);
-
-			if (v < 0)
-				return -1;
-			acc = (acc << 6) | (unsigned)v;
-			bits += 6;
-			if (bits >= 8) {
-				bits -= 8;
-				buf_addc(raw, (char)((acc >> bits) & 0xff));
-			}
-		}
-		for (; i < w->text_len; i++)
-			if (w->text[i] != '=')
-				return -1;
-		return 0;
-	}
-}
-
-/* State of charset_decode_words(): decoded bytes of adjacent words in one
- * charset are converted together, so a character split between two
- * words comes out whole. */
-struct decoder {
-	struct buf *out;
-	struct buf pending;	/* raw bytes of the last words */
-	char charset[2 * CHARSET_MAX_NAME + 1];
-	int have_pending;
-	struct buf plain;	/* text since the last word */
-	int plain_is_space;	/* plain holds only white space */
-	int failed;
-};
-
-static void flush_pending(struct decoder *d)
-{
-	if (!d->have_pending)
-		return;
-	if (charset_to_utf8(d->charset, d->pending.data, d->pending.len, d->out, NULL) < 0)
-		d->failed = 1;
-	buf_reset(&d->pending);
-	d->have_pending = 0;
-}
-
-/* Raw header bytes: each valid UTF-8 sequence as it is, every other byte
- * as Windows-1252 (headers mix them more often than bodies do). */
-static int mixed_to_utf8(const char *s, size_t len, struct buf *out)
+long charset_mixed_to_utf8(const char *s, size_t len, struct buf *out)
 {
 	struct buf tmp = BUF_INIT;
 	size_t i = 0, l;
-	long bad;
+	long bad = 0;
 
 	while (i < len) {
 		if ((unsigned char)s[i] >= 0x80 && (l = header_utf8_char(s + i, len - i))) {
 			buf_add(&tmp, s + i, l);
 			i += l;
 		} else {
-			cp1252_to_utf8(s + i, 1, &tmp);
+			bad += cp1252_to_utf8(s + i, 1, &tmp);
 			i++;
 		}
 	}
-	bad = charset_repair_utf8(tmp.data, tmp.len, out);
+	/* tmp is valid UTF-8: this only copies it, within out->limit */
+	if (charset_repair_utf8(tmp.data, tmp.len, out) < 0)
+		bad = -1;
 	buf_release(&tmp);
-	return bad < 0 ? -1 : 0;
-}
-
-static void flush_plain(struct decoder *d)
-{
-	if (!d->plain.len)
-		return;
-	if (mixed_to_utf8(d->plain.data, d->plain.len, d->out) < 0)
-		d->failed = 1;
-	buf_reset(&d->plain);
-	d->plain_is_space = 1;
-}
-
-int charset_decode_words(const char *in, size_t len, struct buf *out)
-{
-	struct decoder d = { out, BUF_INIT, "", 0, BUF_INIT, 1, 0 };
-	struct buf raw = BUF_INIT;
-	char name[CHARSET_MAX_NAME + 1], cs[2 * CHARSET_MAX_NAME + 1];
-	size_t i = 0;
-	int count = 0, last_was_word = 0;
-
-	while (i < len) {
-		struct word w;
-
-		if (in[i] == '\r' || in[i] == '\n') {
-			i++;
-			continue;
-		}
-		if (word_at(in + i, len - i, &w)) {
-			memcpy(cs, w.charset, w.charset_len);
-			cs[w.charset_len] = '\0';
-			buf_reset(&raw);
-			if (canonical_name(cs, name) && charset_known(cs) && !word_bytes(&w, &raw)) {
-				if (last_was_word && d.plain_is_space) {
-					buf_reset(&d.plain);	/* RFC 2047 §6.2 */
-					if (d.have_pending && strcasecmp(d.charset, cs))
-						flush_pending(&d);
-				} else {
-					flush_pending(&d);
-					flush_plain(&d);
-				}
-				memcpy(d.charset, cs, w.charset_len + 1);
-				buf_add(&d.pending, raw.data, raw.len);
-				d.have_pending = 1;
-				last_was_word = 1;
-				count++;
-				i += w.len;
-				continue;
-			}
-		}
-		if (in[i] != ' ' && in[i] != '\t') {
-			flush_pending(&d);
-			d.plain_is_space = 0;
-			last_was_word = 0;
-		}
-		buf_addc(&d.plain, in[i++]);
-	}
-	flush_pending(&d);
-	flush_plain(&d);
-	buf_release(&raw);
-	buf_release(&d.pending);
-	buf_release(&d.plain);
-	return d.failed ? -1 : count;
+	return bad;
 }

@@ -69,20 +69,12 @@ int charset_is_utf8(const char *s, size_t len);
 long charset_repair_utf8(const char *s, size_t len, struct buf *out);
 
 /*
- * Appends the raw text of a header field (unfolded or not) with its RFC
- * 2047 encoded-words decoded, in any charset above:
- *   - line breaks (CR, LF) are removed; all other white space stays;
- *   - the white space between two encoded-words is dropped (§6.2);
- *   - an encoded-word is recognised also inside a word and next to
- *     another one ("=?a?Q?x?==?a?Q?y?="), as mail readers do;
- *   - one that is malformed, or has white space or '?' in its text, is
- *     copied as it is; one whose bytes are invalid in its charset is
- *     decoded with U+FFFD for the bad bytes;
- *   - 8-bit bytes outside encoded-words (raw UTF-8 or Latin-1 headers):
- *     each valid UTF-8 sequence is kept, every other byte is read as
- *     Windows-1252.
- * Returns the number of words decoded, or -1 when out->limit was reached.
+ * Appends raw header bytes s[0..len) as UTF-8: each valid UTF-8 sequence
+ * as it is, every other byte (NUL too) read as Windows-1252, whose five
+ * undefined bytes become U+FFFD (headers mix the two more often than
+ * bodies do).  Returns the number of U+FFFD written for NUL and the
+ * undefined bytes, or -1 when out->limit was reached.
  */
-int charset_decode_words(const char *in, size_t len, struct buf *out);
+long charset_mixed_to_utf8(const char *s, size_t len, struct buf *out);
 
 #endif

@@ -5,7 +5,9 @@
  * not at 3 am in a cron mail; it stays where it was.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
@@ -15,6 +17,7 @@
 #include "render.h"
 #include "report.h"
 #include "spool.h"
+#include "xalloc.h"
 #include "banned.h"
 
 /* Whether the file can become a mail: 0, or -1 with a message naming it. */
@@ -49,6 +52,88 @@ static int queue_check(struct render_env *env, const char *file, int64_t now, in
 	return ret;
 }
 
+/*
+ * The rejected file arg names: NAME, STATE/spool/rejected/NAME (any path
+ * to that folder), or spool/rejected/NAME under perfbot.state.  0 with
+ * *name (malloc'd), or -1 with a message.
+ */
+static int rejected_name(const char *state, const char *arg, char **name, struct buf *err)
+{
+	const char *slash = strrchr(arg, '/');
+	struct buf want = BUF_INIT, dir = BUF_INIT;
+	char a[PATH_MAX], b[PATH_MAX];
+	int ret = -1, here;
+
+	*name = NULL;
+	if (!slash) {
+		*name = xstrdup(arg);
+		return 0;
+	}
+	if (!slash[1])
+		return err_set(err, "%s: name a file in %s/spool/rejected", arg, state);
+	buf_addf(&want, "%s/spool/rejected", state);
+	buf_add(&dir, arg, (size_t)(slash - arg));
+	if (!realpath(want.data, a)) {
+		err_set(err, "%s: %s", want.data, strerror(errno));
+		goto done;
+	}
+	/* a path as given, or one under perfbot.state */
+	here = realpath(dir.len ? dir.data : "/", b) && !strcmp(a, b);
+	if (!here && arg[0] != '/') {
+		buf_reset(&dir);
+		buf_addf(&dir, "%s/%.*s", state, (int)(slash - arg), arg);
+		here = realpath(dir.data, b) && !strcmp(a, b);
+	}
+	if (here) {
+		*name = xstrdup(slash + 1);
+		ret = 0;
+	} else {
+		err_set(err, "%s: not in %s (--requeue takes rejected files back)", arg, want.data);
+	}
+done:
+	buf_release(&want);
+	buf_release(&dir);
+	return ret;
+}
+
+/* queue --requeue: each rejected file, checked again, goes back. */
+static int requeue(const struct config *cfg, struct render_env *env, struct opt_args *args,
+		   const struct cmd_options *opts)
+{
+	struct buf err = BUF_INIT, path = BUF_INIT, name = BUF_INIT;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < args->nr; i++) {
+		char *rej = NULL;
+
+		buf_reset(&err);
+		buf_reset(&name);
+		if (rejected_name(cfg->state, args->v[i], &rej, &err) < 0) {
+			fprintf(stderr, "perfbot queue: %s\n", err.data);
+			rc = EX_DATAERR;
+			continue;
+		}
+		buf_reset(&path);
+		buf_addf(&path, "%s/spool/rejected/%s", cfg->state, rej);
+		if (queue_check(env, path.data, opts->now, opts->verbose, &err) < 0) {
+			fprintf(stderr, "perfbot queue: %s (left in spool/rejected)\n", err.data);
+			rc = EX_DATAERR;
+		} else if (spool_requeue(cfg->state, rej, &name, &err) < 0) {
+			fprintf(stderr, "perfbot queue: %s\n", err.data);
+			rc = EX_DATAERR;
+		} else {
+			printf("requeued rejected/%s as incoming/%s\n", rej, name.data);
+			fflush(stdout);
+		}
+		free(rej);
+	}
+	buf_release(&err);
+	buf_release(&path);
+	buf_release(&name);
+	return rc;
+}
+
 int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 {
 	struct buf err = BUF_INIT, name = BUF_INIT;
@@ -57,7 +142,13 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 	int64_t now;
 	struct opt_args args;
 	size_t i;
-	int rc = 0;
+	int rc = 0, again = 0;
+	const struct opt options[] = {
+		OPT_BOOL_E(0, "requeue", &again,
+			   "take rejected files back (spool/rejected/NAME, or NAME): checked\n"
+			   "again, moved to incoming/ under the same name, their .why removed"),
+		OPT_END_E,
+	};
 	const struct opt_spec spec = {
 		.name = "perfbot queue",
 		.args = "FILE.json...",
@@ -67,6 +158,7 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 			 "rendered mail) and moves it into the spool (perfbot.state/spool/incoming)\n"
 			 "for the next `perfbot send`.  A file that fails is left where it was and\n"
 			 "the reason printed; the others are still queued (exit 65 if any failed).\n",
+		.opts = options,
 	};
 
 	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
@@ -85,6 +177,10 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 		return EX_CONFIG;
 	}
 	now = opts->now;
+	if (again) {
+		rc = requeue(cfg, &env, &args, opts);
+		args.nr = 0;
+	}
 	for (i = 0; i < args.nr; i++) {
 		const char *file = args.v[i];
 

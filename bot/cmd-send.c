@@ -57,15 +57,19 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	struct opt_args args;
 	char *password = NULL, **files = NULL;
 	char tmpdir[] = "/tmp/perfbot-dry-XXXXXX";
-	int dry_run = 0, env_open = 0, use_tmp = 0, rc = 0, nfiles = 0, e;
+	int dry_run = 0, flush = 0, env_open = 0, use_tmp = 0, rc = 0, nfiles = 0, e;
 	const struct opt options[] = {
 		OPT_BOOL_E('n', "dry-run", &dry_run,
 			   "print the mails it would send (an mbox) and change nothing"),
+		OPT_BOOL_E(0, "flush", &flush,
+			   "end the coalescing wait: take every spool file now, however new"),
 		OPT_END_E,
 	};
 	const struct opt_spec spec = {
 		.name = "perfbot send",
 		.args = "[FILE.json...]",
+		.notes = "Held mails, follow-ups of dropped reports and mails over perfbot.maxPerHour\n"
+			 "are skipped with one line each; `perfbot outbox` lists what waits and why.\n",
 		.max_args = OPT_ARGS_ANY,
 		.about = "Takes the spool's comparisons (or the files named, at once) into the outbox,\n"
 			 "sends what is due over SMTP and archives what was sent.\n",
@@ -137,6 +141,7 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	in.st = st;
 	in.now = opts->now;
 	in.dry_run = dry_run;
+	in.flush = flush;
 	in.dry_mbox = &dry;
 	in.log.line = log_line;
 	if (env_open &&

@@ -1,7 +1,10 @@
 /*
  * perfbot status [--json]: the spool, the outbox and the replies at a
- * glance, for an operator or (--json, spec/cli-json.md) for scripts.
- * Reads only: a missing state directory is an empty state, not created.
+ * glance, for an operator or (--json, spec/cli-json.md) for scripts: each
+ * report with every recipient's outcome, where it went with
+ * perfbot.redirectTo, why a queued one has not gone, and the commands of
+ * maintainers and operators about it.  Reads only: a missing state
+ * directory is an empty state, not created.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +14,8 @@
 #include "cmd.h"
 #include "config.h"
 #include "date.h"
+#include "delivery.h"
+#include "intake.h"
 #include "spool.h"
 #include "state.h"
 #include "value.h"
@@ -18,12 +23,14 @@
 
 /* Everything status shows, gathered before anything is printed. */
 struct status {
-	int paused;
-	int max_per_hour;
+	const struct config *cfg;
+	int64_t now;
 	size_t incoming, rejected;
 	int64_t sent_last_hour;
 	struct state_reports reports;
 	struct state_tracked_list tracked;	/* the fixes of the reports (issue 15) */
+	struct state_commands commands;	/* all of them, by date */
+	struct intake_waits waits;	/* the spool's files */
 };
 
 /* The tracked facts of report id (both lists are in id order), or NULL. */
@@ -49,9 +56,10 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->paused = cfg->paused;
-	s->max_per_hour = cfg->max_per_hour;
-	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0)
+	s->cfg = cfg;
+	s->now = now;
+	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0 ||
+	    intake_spool_waiting(cfg, now, &s->waits, err) < 0)
 		return -1;
 	if (!state_exists(cfg->state))
 		return 0;
@@ -62,15 +70,44 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 		ret = state_tracked_list(st, 1, &s->tracked, err);
 	if (!ret)
 		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
+	if (!ret)
+		ret = state_command_list(st, 0, &s->commands, err);
 	state_close(st);
 	return ret;
 }
 
-/* A 'sending' report is one whose attempt has not ended: for scripts it
- * is still waiting to go out, as the spec's three statuses have it. */
-static const char *json_status(enum state_status s)
+static void status_release(struct status *s)
 {
-	return s == STATE_SENDING ? "queued" : state_status_name(s);
+	state_reports_release(&s->reports);
+	state_tracked_list_release(&s->tracked);
+	state_commands_release(&s->commands);
+	intake_waits_release(&s->waits);
+}
+
+/* A 'sending' report is one whose attempt has not ended: for scripts it
+ * is still waiting to go out, as the spec's three statuses have it.  A
+ * dropped one never goes: "dropped". */
+static const char *json_status(const struct state_report *r)
+{
+	if (r->mark == STATE_MARK_DROPPED)
+		return "dropped";
+	return r->status == STATE_SENDING ? "queued" : state_status_name(r->status);
+}
+
+/* The STATUS column: also held, deferred (an attempt failed or a
+ * recipient waits) and dropped. */
+static const char *text_status(const struct state_report *r)
+{
+	size_t i;
+
+	if (r->mark != STATE_MARK_NONE)
+		return state_mark_name(r->mark);
+	if (r->status != STATE_QUEUED)
+		return state_status_name(r->status);
+	for (i = 0; i < r->nr_rcpt; i++)
+		if (r->rcpt[i].status == STATE_RCPT_DEFERRED)
+			return "deferred";
+	return r->attempts ? "deferred" : "queued";
 }
 
 static struct value *json_time(int64_t t)
@@ -102,19 +139,112 @@ static struct value *json_lines(const char *text)
 	return a;
 }
 
-static struct value *json_report(const struct state_report *r, const struct state_tracked *t)
+/* "CODE text", or the text alone when no code came. */
+static void rcpt_reply(struct buf *out, const struct state_rcpt *o)
+{
+	if (o->code)
+		buf_addf(out, "%d %s", o->code, o->reply ? o->reply : "");
+	else
+		buf_adds(out, o->reply ? o->reply : "");
+}
+
+/* Calls fn for each envelope recipient of r (the staging address alone
+ * when it was redirected) with its outcome, or NULL while it has none. */
+static void each_recipient(const struct state_report *r,
+			   void (*fn)(void *ctx, const char *address, size_t len,
+				      const struct state_rcpt *o),
+			   void *ctx)
+{
+	const char *p = r->redirected_to ? r->redirected_to : r->env_rcpt;
+	size_t i;
+
+	while (p && *p) {
+		size_t len = r->redirected_to ? strlen(p) : strcspn(p, "\n");
+		const struct state_rcpt *o = NULL;
+
+		for (i = 0; i < r->nr_rcpt && !o; i++)
+			if (strlen(r->rcpt[i].address) == len && !memcmp(r->rcpt[i].address, p, len))
+				o = &r->rcpt[i];
+		if (len)
+			fn(ctx, p, len, o);
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+static void json_recipient(void *ctx, const char *address, size_t len, const struct state_rcpt *o)
+{
+	struct value *e = value_array_push(ctx, value_new_object());
+	struct buf reply = BUF_INIT;
+	size_t n;
+	char *s;
+
+	value_object_set(e, "address", value_new_stringn(address, len));
+	value_object_set_string(e, "status", o ? state_rcpt_status_name(o->status) : "pending");
+	if (o) {
+		rcpt_reply(&reply, o);
+		s = buf_detach(&reply, &n);
+		value_object_set(e, "reply", value_new_string_owned(s, n));
+	} else {
+		value_object_set(e, "reply", value_new_null());
+	}
+}
+
+static struct value *json_commands(const struct status *s, int64_t id)
+{
+	struct value *a = value_new_array();
+	size_t i;
+
+	for (i = 0; i < s->commands.nr; i++) {
+		const struct state_command *c = &s->commands.v[i];
+		struct value *e;
+
+		if (c->report_id != id)
+			continue;
+		e = value_array_push(a, value_new_object());
+		value_object_set_string(e, "name", c->name);
+		value_object_set_string(e, "args", c->args);
+		value_object_set_string(e, "author", c->author);
+		value_object_set(e, "date", json_time(c->date));
+		value_object_set(e, "message_id", c->message_id ? value_new_string(c->message_id)
+							       : value_new_null());
+	}
+	return a;
+}
+
+static struct value *json_waiting(const struct status *s, const struct state_report *r)
+{
+	struct value *o;
+	struct buf text = BUF_INIT;
+	int64_t until;
+	enum delivery_wait w = delivery_waiting(s->cfg, r, s->now, s->sent_last_hour, &until);
+
+	if (w == DELIVERY_NOT_QUEUED)
+		return value_new_null();
+	o = value_new_object();
+	value_object_set_string(o, "reason", delivery_wait_name(w));
+	value_object_set(o, "until", json_time(until));
+	cmd_describe_wait(&text, w, until, r);
+	value_object_set_string(o, "text", text.data);
+	buf_release(&text);
+	return o;
+}
+
+static struct value *json_report(const struct status *s, const struct state_report *r)
 {
 	struct value *o = value_new_object();
 
 	value_object_set(o, "id", value_new_integer(r->id));
 	value_object_set_string(o, "message_id", r->message_id);
 	value_object_set_string(o, "subject", r->subject);
-	value_object_set_string(o, "status", json_status(r->status));
+	value_object_set_string(o, "status", json_status(r));
 	value_object_set(o, "attempts", value_new_integer(r->attempts));
 	value_object_set(o, "created", json_time(r->created));
 	value_object_set(o, "sent", json_time(r->sent));
 	value_object_set(o, "next_attempt",
-			 r->status == STATE_QUEUED ? json_time(r->next_attempt) : value_new_null());
+			 r->status == STATE_QUEUED && r->mark != STATE_MARK_DROPPED ?
+			 json_time(r->next_attempt) : value_new_null());
 	value_object_set(o, "last_reply",
 			 r->last_reply ? value_new_string(r->last_reply) : value_new_null());
 	value_object_set(o, "to", json_lines(r->to_addrs));
@@ -125,37 +255,137 @@ static struct value *json_report(const struct state_report *r, const struct stat
 	value_object_set_string(o, "kind", state_kind_name(r->kind));
 	value_object_set(o, "parent", r->parent_id ? value_new_integer(r->parent_id)
 						    : value_new_null());
-	cmd_fix_json(o, t);
+	value_object_set(o, "last_attempt", json_time(r->last_attempt));
+	each_recipient(r, json_recipient, value_object_set(o, "recipients", value_new_array()));
+	value_object_set(o, "redirected_to", r->redirected_to ? value_new_string(r->redirected_to)
+							     : value_new_null());
+	value_object_set_bool(o, "held", r->mark == STATE_MARK_HELD);
+	value_object_set_bool(o, "dropped", r->mark == STATE_MARK_DROPPED);
+	value_object_set(o, "mark_reason", r->mark != STATE_MARK_NONE && r->mark_why ?
+			 value_new_string(r->mark_why) : value_new_null());
+	value_object_set(o, "waiting", json_waiting(s, r));
+	value_object_set(o, "commands", json_commands(s, r->id));
+	cmd_fix_json(o, tracked_of(s, r->id));
 	return o;
 }
 
 static void status_json(const struct status *s, struct buf *out)
 {
 	struct value *root = value_new_object();
-	struct value *spool, *reports;
+	struct value *spool, *reports, *waiting;
 	size_t i;
 
-	value_object_set_bool(root, "paused", s->paused);
+	value_object_set_bool(root, "paused", s->cfg->paused);
 	spool = value_object_set(root, "spool", value_new_object());
 	value_object_set(spool, "incoming", value_new_integer((int64_t)s->incoming));
 	value_object_set(spool, "rejected", value_new_integer((int64_t)s->rejected));
+	waiting = value_object_set(spool, "waiting", value_new_array());
+	for (i = 0; i < s->waits.nr; i++) {
+		const struct intake_wait *w = &s->waits.v[i];
+		struct value *e = value_array_push(waiting, value_new_object());
+
+		value_object_set_string(e, "file", w->name);
+		value_object_set(e, "until", json_time(w->until));
+		value_object_set(e, "refused", w->refused ? value_new_string(w->refused)
+							  : value_new_null());
+	}
 	reports = value_object_set(root, "reports", value_new_array());
 	for (i = 0; i < s->reports.nr; i++)
-		value_array_push(reports, json_report(&s->reports.v[i], tracked_of(s, s->reports.v[i].id)));
+		value_array_push(reports, json_report(s, &s->reports.v[i]));
 	value_object_set(root, "sent_last_hour", value_new_integer(s->sent_last_hour));
 	value_write_json(out, root, 2);
 	buf_addc(out, '\n');
 	value_free(root);
 }
 
-static void status_text(const struct status *s, const struct config *cfg, struct buf *out)
+#define INDENT "        "	/* the detail lines under a report's */
+
+static void text_recipient(void *ctx, const char *address, size_t len, const struct state_rcpt *o)
+{
+	struct buf *out = ctx;
+
+	if (!o || o->status == STATE_RCPT_DELIVERED)
+		return;
+	buf_addf(out, INDENT "%-9s %.*s: ", state_rcpt_status_name(o->status), (int)len, address);
+	rcpt_reply(out, o);
+	buf_addc(out, '\n');
+}
+
+static void text_date(struct buf *out, int64_t t)
+{
+	struct date_civil c;
+
+	if (!t) {
+		buf_adds(out, "(no date)       ");
+		return;
+	}
+	date_to_civil(t, 0, &c);
+	buf_addf(out, "%04lld-%02d-%02d %02d:%02d", (long long)c.year, c.month, c.day, c.hour, c.minute);
+}
+
+/* The lines under a report: where it went, why it waits, the recipients
+ * that do not have it, the commands about it. */
+static void text_details(const struct status *s, const struct state_report *r, struct buf *out)
+{
+	struct buf line = BUF_INIT;
+	int64_t until;
+	enum delivery_wait w = delivery_waiting(s->cfg, r, s->now, s->sent_last_hour, &until);
+	size_t i;
+
+	if (r->redirected_to)
+		buf_addf(out, INDENT "redirected to %s (perfbot.redirectTo), not to its recipients\n",
+			 r->redirected_to);
+	if (r->mark == STATE_MARK_DROPPED)
+		buf_addf(out, INDENT "dropped by the operator%s%s: never sent\n",
+			 r->mark_why && *r->mark_why ? ": " : "", r->mark_why ? r->mark_why : "");
+	if (w != DELIVERY_NOT_QUEUED) {
+		cmd_describe_wait(&line, w, until, r);
+		buf_addf(out, INDENT "%s\n", line.data);
+		if (r->attempts && r->last_reply && r->status == STATE_QUEUED) {
+			buf_reset(&line);
+			text_date(&line, r->last_attempt);
+			buf_addf(out, INDENT "last attempt %s UTC: %s\n", line.data, r->last_reply);
+		}
+	}
+	if (r->status == STATE_FAILED && r->last_reply)
+		buf_addf(out, INDENT "refused: %s\n", r->last_reply);
+	each_recipient(r, text_recipient, out);
+	for (i = 0; i < s->commands.nr; i++) {
+		const struct state_command *c = &s->commands.v[i];
+
+		if (c->report_id != r->id)
+			continue;
+		buf_reset(&line);
+		text_date(&line, c->date);
+		buf_addf(out, INDENT "%s  %s%s%s%s by %s\n", line.data, c->message_id ? "#perfbot " : "",
+			 c->name, *c->args ? (c->message_id ? " " : ": ") : "", c->args, c->author);
+	}
+	buf_release(&line);
+}
+
+static void status_text(const struct status *s, struct buf *out)
 {
 	size_t i;
 
-	buf_addf(out, "paused: %s\n", s->paused ? "yes (perfbot.paused): nothing is sent" : "no");
+	buf_addf(out, "paused: %s\n", s->cfg->paused ? "yes (perfbot.paused): nothing is sent" : "no");
 	buf_addf(out, "spool: %zu incoming, %zu rejected\n", s->incoming, s->rejected);
+	for (i = 0; i < s->waits.nr; i++) {
+		const struct intake_wait *w = &s->waits.v[i];
+		struct buf when = BUF_INIT;
+
+		if (w->refused) {
+			buf_addf(out, "  %s: the next send refuses it: %s\n", w->name, w->refused);
+		} else if (w->until) {
+			date_format_rfc3339_utc(&when, w->until);
+			buf_addf(out, "  %s: coalescing until %s (send --flush takes it now)\n", w->name,
+				 when.data);
+		} else {
+			buf_addf(out, "  %s: goes at the next send\n", w->name);
+		}
+		buf_release(&when);
+	}
 	buf_addf(out, "sent this hour: %" PRId64 " (perfbot.maxPerHour %d)\n", s->sent_last_hour,
-		 s->max_per_hour);
+		 s->cfg->max_per_hour);
 	if (!s->reports.nr) {
 		buf_adds(out, "no reports\n");
 		return;
@@ -165,20 +395,20 @@ static void status_text(const struct status *s, const struct config *cfg, struct
 	for (i = 0; i < s->reports.nr; i++) {
 		const struct state_report *r = &s->reports.v[i];
 		struct buf next = BUF_INIT;
+		int64_t until;
+		enum delivery_wait w = delivery_waiting(s->cfg, r, s->now, s->sent_last_hour, &until);
 
-		if (r->status == STATE_QUEUED && r->next_attempt)
-			date_format_rfc3339_utc(&next, r->next_attempt);
+		if (w == DELIVERY_BACKOFF || w == DELIVERY_MAX_PER_HOUR)
+			date_format_rfc3339_utc(&next, until);
 		else
-			buf_adds(&next, r->status == STATE_QUEUED ? "now" : "-");
-		buf_addf(out, "%6" PRId64 "  %-8s %-9s %5d  %-20s %7zu  %s\n", r->id,
-			 state_status_name(r->status),
+			buf_adds(&next, w == DELIVERY_DUE ? "now" : "-");
+		buf_addf(out, "%6" PRId64 "  %-8s %-9s %5d  %-20s %7zu  %s\n", r->id, text_status(r),
 			 r->kind == STATE_KIND_REPORT || r->kind == STATE_KIND_FOLLOWUP ?
 			 state_verdict_name(r->verdict) : state_kind_name(r->kind), r->attempts,
 			 next.data, r->replies, r->subject);
-		if (r->status == STATE_FAILED && r->last_reply)
-			buf_addf(out, "%6s  refused: %s\n", "", r->last_reply);
+		text_details(s, r, out);
 		if (tracked_of(s, r->id))
-			cmd_fix_lines(out, "        ", cfg, tracked_of(s, r->id));
+			cmd_fix_lines(out, INDENT, s->cfg, tracked_of(s, r->id));
 		buf_release(&next);
 	}
 }
@@ -196,12 +426,15 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 	};
 	const struct opt_spec spec = {
 		.name = "perfbot status",
-		.about = "Shows whether sending is paused, the spool, every report with its delivery\n"
-			 "status, replies, state and fix (perfbot track), and how many mails went\n"
-			 "out this hour.\n",
+		.about = "Shows whether sending is paused, the spool (and when each file goes), every\n"
+			 "report with its delivery status, each recipient that does not have it, where\n"
+			 "perfbot.redirectTo sent it, why a queued one has not gone, its replies, state,\n"
+			 "fix and possible fixes (perfbot track) and the commands about it, and how many\n"
+			 "mails went out this hour.\n",
 		.opts = options,
 	};
 
+	memset(&s, 0, sizeof(s));
 	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
 		return rc;
 	if (config_load(opts->config_path, &cfg, &err) < 0) {
@@ -218,14 +451,13 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 	if (json)
 		status_json(&s, &out);
 	else
-		status_text(&s, cfg, &out);
+		status_text(&s, &out);
 	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
 		fprintf(stderr, "perfbot status: cannot write to stdout\n");
 		rc = EX_IOERR;
 	}
 done:
-	state_reports_release(&s.reports);
-	state_tracked_list_release(&s.tracked);
+	status_release(&s);
 	config_free(cfg);
 	opt_args_release(&args);
 	buf_release(&err);

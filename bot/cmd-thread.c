@@ -1,8 +1,9 @@
 /*
  * perfbot thread ID [--mbox | --json]: a report's thread, by the report's
  * number or any Message-ID in it: an indented overview (date, author,
- * subject, as lore's thread overview), the whole thread as an mbox that
- * mutt -f and b4 open, or the JSON of spec/cli-json.md.
+ * subject, as lore's thread overview) followed by the commands of its
+ * maintainers and operators, the whole thread as an mbox that mutt -f and
+ * b4 open, or the JSON of spec/cli-json.md (with "commands" added).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -98,8 +99,36 @@ static void print_overview(const struct thread_entry *t, size_t n, const struct 
 	buf_release(&line);
 }
 
+/* The commands of the thread's maintainers and operators, after it. */
+static void print_commands(const struct state_commands *c)
+{
+	struct buf line = BUF_INIT;
+	struct date_civil d;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		const struct state_command *x = &c->v[i];
+
+		buf_reset(&line);
+		if (!i)
+			buf_adds(&line, "\ncommands:\n");
+		if (x->date) {
+			date_to_civil(x->date, 0, &d);
+			buf_addf(&line, "%04lld-%02d-%02d %02d:%02d ", (long long)d.year, d.month, d.day,
+				 d.hour, d.minute);
+		} else {
+			buf_adds(&line, "(no date)        ");
+		}
+		buf_addf(&line, "report %lld  %s%s%s%s  by %s\n", (long long)x->report_id,
+			 x->message_id ? "#perfbot " : "", x->name,
+			 *x->args ? (x->message_id ? " " : ": ") : "", x->args, x->author);
+		fputs(line.data, stdout);
+	}
+	buf_release(&line);
+}
+
 static struct value *json_of(const char *root, const struct thread_entry *t, size_t n,
-			     const struct state_tracked *tr)
+			     const struct state_commands *c, const struct state_tracked *tr)
 {
 	struct value *v = value_new_object(), *list;
 	struct buf date = BUF_INIT;
@@ -127,6 +156,24 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 		value_object_add_string(e, "subject", m->subject);
 		value_object_add_bool(e, "archived", m->blob_oid != NULL);
 	}
+	list = value_object_add(v, "commands", value_new_array());
+	for (i = 0; i < c->nr; i++) {
+		struct value *e = value_array_push(list, value_new_object());
+
+		value_object_add(e, "report", value_new_integer(c->v[i].report_id));
+		value_object_add_string(e, "name", c->v[i].name);
+		value_object_add_string(e, "args", c->v[i].args);
+		value_object_add_string(e, "author", c->v[i].author);
+		buf_reset(&date);
+		if (c->v[i].date) {
+			date_format_rfc3339_utc(&date, c->v[i].date);
+			value_object_add_string(e, "date", date.data);
+		} else {
+			value_object_add(e, "date", value_new_null());
+		}
+		value_object_add(e, "message_id", c->v[i].message_id ? value_new_string(c->v[i].message_id)
+								     : value_new_null());
+	}
 	cmd_fix_json(v, tr);
 	buf_release(&date);
 	return v;
@@ -139,6 +186,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 	struct config *cfg = NULL;
 	struct state *st = NULL;
 	struct state_messages msgs = { 0 };
+	struct state_commands cmds = { 0 };
 	struct thread_entry *t = NULL;
 	char *root = NULL;
 	int64_t report_id = 0;
@@ -187,7 +235,8 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_DATAERR;
 		goto fail;
 	}
-	if (state_message_list(st, report_id, &msgs, &err) < 0) {
+	if (state_message_list(st, report_id, &msgs, &err) < 0 ||
+	    state_command_list(st, report_id, &cmds, &err) < 0) {
 		rc = EX_SOFTWARE;
 		goto fail;
 	}
@@ -201,7 +250,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		goto fail;
 	}
 	if (json) {
-		struct value *v = json_of(root, t, n, has_tracked ? &tracked : NULL);
+		struct value *v = json_of(root, t, n, &cmds, has_tracked ? &tracked : NULL);
 
 		value_write_json(&out, v, 2);
 		buf_addc(&out, '\n');
@@ -223,6 +272,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		}
 	} else {
 		print_overview(t, n, cfg, has_tracked ? &tracked : NULL);
+		print_commands(&cmds);
 	}
 	fwrite(out.data, 1, out.len, stdout);
 	goto done;
@@ -234,6 +284,7 @@ done:
 	if (has_tracked > 0)
 		state_tracked_release(&tracked);
 	state_messages_release(&msgs);
+	state_commands_release(&cmds);
 	state_close(st);
 	config_free(cfg);
 	buf_release(&err);

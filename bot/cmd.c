@@ -3,11 +3,13 @@
  * parser (opt.h) and printing its help or its error the one way.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "date.h"
@@ -195,4 +197,70 @@ void cmd_fix_json(struct value *o, const struct state_tracked *t)
 		value_object_add_string(e, "subject", t->possible[i].subject);
 		value_object_add_string(e, "ref", t->possible[i].ref);
 	}
+}
+
+int cmd_check_reason(const char *why, struct buf *err)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)why; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return err_set(err, "--why: the reason has a line break or another control "
+				       "character: give it on one line");
+	return 0;
+}
+
+char *cmd_operator(void)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	struct buf b = BUF_INIT;
+
+	if (pw && pw->pw_name && *pw->pw_name)
+		buf_addf(&b, "operator (%s)", pw->pw_name);
+	else
+		buf_addf(&b, "operator (uid %ld)", (long)geteuid());
+	return buf_detach(&b, NULL);
+}
+
+void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
+		       const struct state_report *r)
+{
+	struct buf when = BUF_INIT;
+
+	if (until)
+		date_format_rfc3339_utc(&when, until);
+	switch (w) {
+	case DELIVERY_DUE:
+		buf_adds(out, "goes at the next send");
+		break;
+	case DELIVERY_HELD:
+		buf_adds(out, "held by the operator");
+		if (r->mark_why && *r->mark_why)
+			buf_addf(out, ": %s", r->mark_why);
+		break;
+	case DELIVERY_PAUSED:
+		buf_adds(out, "paused (perfbot.paused)");
+		break;
+	case DELIVERY_BACKOFF:
+		buf_addf(out, "waiting for back-off until %s", when.data);
+		break;
+	case DELIVERY_MAX_PER_HOUR:
+		buf_addf(out, "over perfbot.maxPerHour until %s", when.data);
+		break;
+	case DELIVERY_PARENT:
+		buf_addf(out, "waiting for report %lld, which it follows up, to go first",
+			 (long long)r->parent_id);
+		break;
+	case DELIVERY_PARENT_DROPPED:
+		buf_addf(out, "skipped: report %lld, which it follows up, was dropped",
+			 (long long)r->parent_id);
+		break;
+	case DELIVERY_REDIRECT:
+		buf_adds(out, "waiting until perfbot.redirectTo is unset: real recipients had it");
+		break;
+	case DELIVERY_NOT_QUEUED:
+		buf_adds(out, "not waiting");
+		break;
+	}
+	buf_release(&when);
 }

@@ -3,7 +3,9 @@
 
 #include <stdint.h>
 
+#include "buf.h"
 #include "config.h"
+#include "delivery.h"
 #include "opt.h"
 #include "state.h"
 #include "value.h"
@@ -57,6 +59,24 @@ void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg
 		   const struct state_tracked *t);
 void cmd_fix_json(struct value *o, const struct state_tracked *t);
 
+/* 0 when an operator's --why TEXT is one line of printable text (status
+ * prints it as one), else -1 with a message. */
+int cmd_check_reason(const char *why, struct buf *err);
+
+/* The author of an operator's action: "operator (USER)", USER being the
+ * name of the effective user (its number when it has none); malloc'd. */
+char *cmd_operator(void);
+
+/* Appends what w (delivery_waiting() of r, ending at until) means to an
+ * operator: "held by the operator: WHY", "waiting for back-off until
+ * TIME", "over perfbot.maxPerHour until TIME", ... */
+void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
+		       const struct state_report *r);
+
+int cmd_outbox(int argc, char **argv, const struct cmd_options *opts);
+int cmd_report(int argc, char **argv, const struct cmd_options *opts);
+
+int cmd_check(int argc, char **argv, const struct cmd_options *opts);
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);
 int cmd_ingest(int argc, char **argv, const struct cmd_options *opts);
 int cmd_thread(int argc, char **argv, const struct cmd_options *opts);

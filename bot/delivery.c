@@ -19,30 +19,84 @@ int64_t delivery_backoff(int retry_minutes, int attempts)
 	return wait > 86400 ? 86400 : wait;
 }
 
-/* The envelope recipients: the stored ones, or redirectTo alone. */
-static size_t envelope(const struct delivery *d, const struct state_report *r, char ***out)
+/*
+ * Where report r's envelope goes instead of its recipients, or NULL: the
+ * staging address it was redirected to before, its parent's (a follow-up
+ * stays with its thread), or perfbot.redirectTo for a mail nobody got
+ * yet.
+ */
+static const char *redirect_of(const struct delivery *d, const struct state_report *r)
+{
+	if (r->redirected_to)
+		return r->redirected_to;
+	if (r->parent_redirected_to)
+		return r->parent_redirected_to;
+	if (d->cfg->redirect_to && !r->sent)
+		return d->cfg->redirect_to;
+	return NULL;
+}
+
+/* Calls fn for each address report r's envelope holds: the redirect
+ * address alone, or the stored recipients, in order. */
+static void envelope_each(const struct state_report *r, const char *redirect,
+			  void (*fn)(void *ctx, const char *address, size_t len), void *ctx)
 {
 	const char *p = r->env_rcpt;
-	size_t n = 0;
 
-	*out = NULL;
-	if (d->cfg->redirect_to) {
-		*out = xcalloc(1, sizeof(**out));
-		(*out)[n++] = xstrdup(d->cfg->redirect_to);
-		return n;
+	if (redirect) {
+		fn(ctx, redirect, strlen(redirect));
+		return;
 	}
 	while (p && *p) {
 		size_t len = strcspn(p, "\n");
 
-		if (len) {
-			*out = xrealloc(*out, (n + 1) * sizeof(**out));
-			(*out)[n++] = xstrndup(p, len);
-		}
+		if (len)
+			fn(ctx, p, len);
 		p += len;
 		if (*p == '\n')
 			p++;
 	}
-	return n;
+}
+
+/* r's stored outcome for the address (len bytes), or NULL. */
+static const struct state_rcpt *outcome_of(const struct state_report *r, const char *address,
+					   size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_rcpt; i++)
+		if (strlen(r->rcpt[i].address) == len && !memcmp(r->rcpt[i].address, address, len))
+			return &r->rcpt[i];
+	return NULL;
+}
+
+struct envelope {
+	const struct state_report *r;
+	char **v;
+	size_t nr;
+};
+
+static void envelope_add(void *ctx, const char *address, size_t len)
+{
+	struct envelope *e = ctx;
+	const struct state_rcpt *o = outcome_of(e->r, address, len);
+
+	/* delivered and refused are final: never a recipient that has it */
+	if (o && o->status != STATE_RCPT_DEFERRED)
+		return;
+	e->v = xrealloc(e->v, (e->nr + 1) * sizeof(*e->v));
+	e->v[e->nr++] = xstrndup(address, len);
+}
+
+/* The recipients this attempt goes to: the envelope's, but for those
+ * whose outcome is final. */
+static size_t envelope(const struct state_report *r, const char *redirect, char ***out)
+{
+	struct envelope e = { r, NULL, 0 };
+
+	envelope_each(r, redirect, envelope_add, &e);
+	*out = e.v;
+	return e.nr;
 }
 
 static void free_list(char **v, size_t n)
@@ -54,48 +108,79 @@ static void free_list(char **v, size_t n)
 	free(v);
 }
 
-/* smtp_result -> the state's per-recipient rows (pointers into res). */
-static struct state_rcpt *rcpt_rows(const struct smtp_result *res)
-{
-	struct state_rcpt *rows = xcalloc(res->nr_rcpt ? res->nr_rcpt : 1, sizeof(*rows));
-	size_t i;
-
-	for (i = 0; i < res->nr_rcpt; i++) {
-		rows[i].address = res->rcpt[i].address;
-		rows[i].code = res->rcpt[i].code;
-		rows[i].reply = res->rcpt[i].reply ? res->rcpt[i].reply : (char *)"";
-	}
-	return rows;
-}
-
 static void open_options(const struct delivery *d, struct smtp_options *o)
 {
-	const struct config *c = d->cfg;
-
-	memset(o, 0, sizeof(*o));
-	o->server = c->smtp_server;
-	o->port = c->smtp_port;
-	o->encryption = c->smtp_encryption;
-	o->user = c->smtp_user;
-	o->password = d->password;
-	o->ca_file = c->smtp_ca_file;
-	o->timeout = c->smtp_timeout;
+	smtp_options_init(o, d->cfg, d->password);
 	o->log = d->smtp_log;
 }
 
 /* One delivery attempt whose outcome is not yet in the database. */
 struct attempt {
 	const struct state_report *r;	/* NULL: none */
+	const char *redirect;		/* where it went instead of its recipients, or NULL */
 	int status;			/* smtp_send()'s */
 	struct smtp_result res;
 	struct buf why;			/* smtp_send()'s message */
 	struct buf reply;		/* attempt_settle(): what is kept and logged */
-	int64_t next;			/* attempt_settle(), TEMPORARY: when to try again */
+	struct state_rcpt *rows;	/* attempt_settle(): every envelope recipient's
+					 * outcome now (strings borrowed from res, why
+					 * and r) */
+	size_t nr_rows, alloc_rows;
+	enum state_status outcome;	/* attempt_settle(): what rows make of the report */
+	int64_t next;			/* attempt_settle(), queued: when to try again */
 };
 
+/* The outcome of recipient x of an attempt that ended as a->status. */
+static void tried_outcome(const struct attempt *a, const struct smtp_rcpt_result *x,
+			  struct state_rcpt *o)
+{
+	const struct smtp_result *res = &a->res;
+
+	o->address = x->address;
+	if (a->status == SMTP_OK && x->status == SMTP_OK) {
+		/* the end of DATA's reply holds the server's queue id */
+		o->status = STATE_RCPT_DELIVERED;
+		o->code = res->code;
+		o->reply = res->reply ? res->reply : (char *)"";
+	} else if ((x->code >= 400 && x->code < 600) || a->status == SMTP_OK) {
+		/* its own RCPT reply decided it */
+		o->status = x->code >= 500 && x->code < 600 ? STATE_RCPT_REFUSED : STATE_RCPT_DEFERRED;
+		o->code = x->code;
+		o->reply = x->reply ? x->reply : (char *)"";
+	} else {
+		/* taken at RCPT, or never asked: the transaction's fate */
+		o->status = a->status == SMTP_TEMPORARY ? STATE_RCPT_DEFERRED : STATE_RCPT_REFUSED;
+		o->code = res->code;
+		o->reply = res->code && res->reply ? res->reply : a->why.data;
+	}
+}
+
+static void settle_one(void *ctx, const char *address, size_t len)
+{
+	struct attempt *a = ctx;
+	const struct state_rcpt *before = outcome_of(a->r, address, len);
+	struct state_rcpt *o;
+	size_t i;
+
+	ALLOC_GROW(a->rows, a->nr_rows + 1, a->alloc_rows);
+	o = &a->rows[a->nr_rows];
+	for (i = 0; i < a->res.nr_rcpt; i++) {
+		if (strlen(a->res.rcpt[i].address) == len && !memcmp(a->res.rcpt[i].address, address, len)) {
+			tried_outcome(a, &a->res.rcpt[i], o);
+			a->nr_rows++;
+			return;
+		}
+	}
+	if (before) {
+		*o = *before;
+		a->nr_rows++;
+	}
+}
+
 /* Derives from smtp_send()'s result what the database keeps and the log
- * says: the final reply, or the reason when none came; and for a
- * temporary failure, when to try again. */
+ * says: the final reply, or the reason when none came; each recipient's
+ * outcome (those tried now, and the final ones from before); and, while
+ * one is deferred, when to try again. */
 static void attempt_settle(struct delivery *d, struct attempt *a)
 {
 	buf_reset(&a->reply);
@@ -103,7 +188,11 @@ static void attempt_settle(struct delivery *d, struct attempt *a)
 		buf_addf(&a->reply, "%d %s", a->res.code, a->res.reply ? a->res.reply : "");
 	else
 		buf_adds(&a->reply, a->why.data);
-	if (a->status == SMTP_TEMPORARY)
+	a->nr_rows = 0;
+	envelope_each(a->r, a->redirect, settle_one, a);
+	a->outcome = state_rcpt_outcome(a->rows, a->nr_rows);
+	a->next = 0;
+	if (a->outcome == STATE_QUEUED)
 		a->next = d->now + delivery_backoff(d->cfg->retry_minutes, a->r->attempts + 1);
 }
 
@@ -111,53 +200,82 @@ static void attempt_settle(struct delivery *d, struct attempt *a)
  * or a part of the caller's). */
 static int attempt_mark(struct delivery *d, const struct attempt *a, struct buf *err)
 {
-	const struct smtp_result *res = &a->res;
-	struct state_rcpt *rows = rcpt_rows(res);
-	int ret;
-
-	if (a->status == SMTP_OK)
-		ret = state_report_mark_sent(d->st, a->r->id, d->now, a->reply.data, rows, res->nr_rcpt, err);
-	else if (a->status == SMTP_TEMPORARY)
-		ret = state_report_mark_deferred(d->st, a->r->id, a->next, a->reply.data, rows, res->nr_rcpt,
-						 err);
-	else
-		ret = state_report_mark_failed(d->st, a->r->id, a->reply.data, rows, res->nr_rcpt, err);
-	free(rows);
-	return ret;
+	return state_report_mark_ended(d->st, a->r->id, d->now, a->next, a->reply.data, a->rows,
+				       a->nr_rows, err);
 }
 
-/* Once marked: counts and logs the outcome, files a delivered mail in
- * the store, and forgets the attempt. */
+/* The log lines of the recipients tried now that did not get it. */
+static void say_recipients(struct delivery *d, const struct attempt *a)
+{
+	size_t i, j;
+
+	for (i = 0; i < a->nr_rows; i++) {
+		const struct state_rcpt *o = &a->rows[i];
+		int tried = 0;
+
+		for (j = 0; j < a->res.nr_rcpt && !tried; j++)
+			tried = !strcmp(a->res.rcpt[j].address, o->address);
+		if (!tried || o->status == STATE_RCPT_DELIVERED)
+			continue;
+		if (o->status == STATE_RCPT_DEFERRED)
+			event_log_say(&d->log, "  recipient %s deferred: %d %s; next attempt in %lld minutes",
+			    o->address, o->code, o->reply, (long long)((a->next - d->now) / 60));
+		else
+			event_log_say(&d->log, "  recipient %s refused: %d %s", o->address, o->code,
+			    *o->reply ? o->reply : "(not tried)");
+	}
+}
+
+/* Once marked: counts and logs the outcome, files a mail delivered for
+ * the first time in the store (never one redirected), and forgets the
+ * attempt. */
 static int attempt_done(struct delivery *d, struct attempt *a, struct store *store, struct buf *err)
 {
 	const struct state_report *r = a->r;
 	const struct smtp_result *res = &a->res;
 	const char *reply = a->reply.data;
-	size_t accepted = 0, i;
+	const char *kind = r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : state_kind_name(r->kind);
+	size_t accepted = 0, before = 0, i;
 	int ret = 0;
 
+	for (i = 0; i < a->nr_rows; i++)
+		before += a->rows[i].status == STATE_RCPT_DELIVERED;
 	for (i = 0; i < res->nr_rcpt; i++)
-		accepted += res->rcpt[i].status == SMTP_OK;
+		accepted += a->status == SMTP_OK && res->rcpt[i].status == SMTP_OK;
+	before -= accepted;
 	if (a->status == SMTP_OK) {
-		ret = store_add(store, r->message_id, r->mail, r->mail_len, err);
+		if (!r->sent && !a->redirect)
+			ret = store_add(store, r->message_id, r->mail, r->mail_len, err);
 		d->sent++;
-		event_log_say(&d->log, "sent %s <%s> to %zu of %zu recipient%s: %s", r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : state_kind_name(r->kind),
-		    r->message_id, accepted, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", reply);
-		for (i = 0; i < res->nr_rcpt; i++)
-			if (res->rcpt[i].status != SMTP_OK)
-				event_log_say(&d->log, "  recipient %s refused: %d %s", res->rcpt[i].address, res->rcpt[i].code,
-				    res->rcpt[i].reply ? res->rcpt[i].reply : "(not tried)");
-	} else if (a->status == SMTP_TEMPORARY) {
-		d->deferred++;
-		d->temporary = 1;
+		if (a->redirect)
+			event_log_say(&d->log, "sent %s <%s> redirected to %s (perfbot.redirectTo), not to its "
+			    "recipients: %s", kind, r->message_id, a->redirect, reply);
+		else
+			event_log_say(&d->log, "sent %s <%s> to %zu of %zu recipient%s%s: %s", kind, r->message_id,
+			    accepted, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s",
+			    before ? " (a retry: the others had it)" : "", reply);
+		say_recipients(d, a);
+	} else if (a->outcome == STATE_QUEUED) {
 		event_log_say(&d->log, "deferred <%s> (attempt %d): %s; next attempt in %lld minutes", r->message_id,
 		    r->attempts + 1, reply, (long long)((a->next - d->now) / 60));
+		say_recipients(d, a);
+	} else if (a->outcome == STATE_SENT) {
+		/* the recipients left were refused; the others had it */
+		event_log_say(&d->log, "done with %s <%s>: %zu recipient%s refused for good, %zu had it: %s", kind,
+		    r->message_id, res->nr_rcpt, res->nr_rcpt == 1 ? "" : "s", before, reply);
+		say_recipients(d, a);
 	} else {
-		d->failed++;
 		event_log_say(&d->log, "failed <%s> for good: %s", r->message_id, reply);
+	}
+	if (a->outcome == STATE_QUEUED) {
+		d->deferred++;
+		d->temporary = 1;
+	} else if (a->outcome == STATE_FAILED) {
+		d->failed++;
 	}
 	smtp_result_release(&a->res);
 	buf_reset(&a->why);
+	a->nr_rows = 0;
 	a->r = NULL;
 	return ret;
 }
@@ -169,14 +287,14 @@ static int attempt_done(struct delivery *d, struct attempt *a, struct store *sto
  * the database work of a delivery.
  */
 static int attempt_commit(struct delivery *d, struct attempt *a, const struct state_report *next,
-			  struct buf *err)
+			  const char *next_redirect, struct buf *err)
 {
 	if (!a && !next)
 		return 0;
 	if (state_begin(d->st, err) < 0)
 		return -1;
 	if ((a && attempt_mark(d, a, err) < 0) ||
-	    (next && state_report_mark_sending(d->st, next->id, d->now, err) < 0) ||
+	    (next && state_report_mark_sending(d->st, next->id, d->now, next_redirect, err) < 0) ||
 	    state_commit(d->st, err) < 0) {
 		state_rollback(d->st);
 		return -1;
@@ -189,7 +307,7 @@ static int attempt_finish(struct delivery *d, struct attempt *a, struct store *s
 {
 	if (!a->r)
 		return 0;
-	if (attempt_commit(d, a, NULL, err) < 0)
+	if (attempt_commit(d, a, NULL, NULL, err) < 0)
 		return -1;
 	return attempt_done(d, a, store, err);
 }
@@ -206,6 +324,7 @@ struct step {
 	struct worker *w;
 	struct attempt *prev;		/* the outcome to mark, or NULL */
 	const struct state_report *next;
+	const char *next_redirect;	/* where next goes instead, or NULL */
 	int ret;			/* attempt_commit()'s */
 	struct buf err;			/* its message */
 	size_t steps;			/* run so far */
@@ -219,7 +338,7 @@ static int step_run(void *arg)
 	struct step *j = arg;
 
 	buf_reset(&j->err);
-	j->ret = attempt_commit(j->d, j->prev, j->next, &j->err);
+	j->ret = attempt_commit(j->d, j->prev, j->next, j->next_redirect, &j->err);
 	if (j->ret == 0 && ++j->steps % WRITEBACK_MAILS == 0)
 		state_writeback(j->d->st);
 	return j->ret;
@@ -291,9 +410,142 @@ out:
 	return ret;
 }
 
+enum delivery_wait delivery_waiting(const struct config *cfg, const struct state_report *r,
+				    int64_t now, int64_t sent_last_hour, int64_t *until)
+{
+	*until = 0;
+	if (r->mark == STATE_MARK_DROPPED || (r->status != STATE_QUEUED && r->status != STATE_SENDING))
+		return DELIVERY_NOT_QUEUED;
+	if (r->mark == STATE_MARK_HELD)
+		return DELIVERY_HELD;
+	if (r->parent_id && r->parent_mark == STATE_MARK_DROPPED)
+		return DELIVERY_PARENT_DROPPED;
+	if (r->parent_id && r->parent_status != STATE_SENT && r->parent_status != STATE_FAILED)
+		return DELIVERY_PARENT;
+	if (r->status == STATE_QUEUED && r->next_attempt > now) {
+		*until = r->next_attempt;
+		return DELIVERY_BACKOFF;
+	}
+	if (cfg->redirect_to && !r->redirected_to && !r->parent_redirected_to && r->sent)
+		return DELIVERY_REDIRECT;
+	if (cfg->paused)
+		return DELIVERY_PAUSED;
+	if (cfg->max_per_hour && sent_last_hour >= cfg->max_per_hour) {
+		*until = (now / 3600 + 1) * 3600;
+		return DELIVERY_MAX_PER_HOUR;
+	}
+	return DELIVERY_DUE;
+}
+
+const char *delivery_wait_name(enum delivery_wait w)
+{
+	static const char *const names[] = {
+		[DELIVERY_DUE] = "due", [DELIVERY_HELD] = "held", [DELIVERY_PAUSED] = "paused",
+		[DELIVERY_BACKOFF] = "back-off", [DELIVERY_MAX_PER_HOUR] = "max-per-hour",
+		[DELIVERY_PARENT] = "parent", [DELIVERY_PARENT_DROPPED] = "parent-dropped",
+		[DELIVERY_REDIRECT] = "redirect", [DELIVERY_NOT_QUEUED] = "not-queued",
+	};
+
+	return (size_t)w < sizeof(names) / sizeof(names[0]) && names[w] ? names[w] : "?";
+}
+
+/* The due mails a run skips, each kind said in one line: ids[] of n. */
+struct skipped {
+	int64_t *ids;
+	size_t n, alloc;
+};
+
+static void skipped_say(struct delivery *d, const struct skipped *k, const char *what,
+			const char *hint)
+{
+	struct buf ids = BUF_INIT;
+	size_t i;
+
+	if (!k->n)
+		return;
+	for (i = 0; i < k->n && i < 10; i++)
+		buf_addf(&ids, "%s%lld", i ? ", " : "", (long long)k->ids[i]);
+	if (k->n > 10)
+		buf_addf(&ids, " and %zu more", k->n - 10);
+	event_log_say(&d->log, "%s: %zu mail%s skipped (%s; %s)", what, k->n, k->n == 1 ? "" : "s", ids.data,
+	    hint);
+	d->held += k->n;
+	buf_release(&ids);
+}
+
+/*
+ * The due mails that can go, in *todo (pointers into due), and one line
+ * for each kind of those that cannot: held, follow-ups of a dropped
+ * report, and mails that real recipients had while perfbot.redirectTo is
+ * set (what is left of them goes once it is unset).
+ */
+static size_t sort_due(struct delivery *d, struct state_reports *due, struct state_report ***todo)
+{
+	struct skipped held = { 0 }, orphans = { 0 }, real = { 0 };
+	size_t i, n = 0;
+	int64_t until;
+
+	*todo = xcalloc(due->nr ? due->nr : 1, sizeof(**todo));
+	for (i = 0; i < due->nr; i++) {
+		struct state_report *r = &due->v[i];
+		struct skipped *k = NULL;
+
+		/* the clock, pause and the hourly limit are the loop's */
+		switch (delivery_waiting(d->cfg, r, d->now, 0, &until)) {
+		case DELIVERY_HELD: k = &held; break;
+		case DELIVERY_PARENT_DROPPED: k = &orphans; break;
+		case DELIVERY_REDIRECT: k = &real; break;
+		default: break;
+		}
+		if (!k) {
+			(*todo)[n++] = r;
+			continue;
+		}
+		ALLOC_GROW(k->ids, k->n + 1, k->alloc);
+		k->ids[k->n++] = r->id;
+	}
+	skipped_say(d, &held, "held by the operator", "`perfbot outbox release ID` lets one go");
+	skipped_say(d, &orphans, "follow-ups of a dropped report",
+		    "`perfbot outbox drop ID --why TEXT` drops one too");
+	skipped_say(d, &real, "perfbot.redirectTo is set and their real recipients had them",
+		    "the rest of them go once it is unset");
+	free(held.ids);
+	free(orphans.ids);
+	free(real.ids);
+	return n;
+}
+
+/*
+ * The session failed before the transactions of mails todo[0..n-1]: each
+ * counts an attempt, with the reason as its last reply and the back-off
+ * after it, except after a configuration error (certificate, AUTH): the
+ * next run tries again as soon as it runs.  One transaction.
+ */
+static int mark_stopped(struct delivery *d, struct state_report **todo, size_t n, const char *why,
+			int config_error, struct buf *err)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	if (state_begin(d->st, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		int64_t next = config_error ? 0 :
+			       d->now + delivery_backoff(d->cfg->retry_minutes, todo[i]->attempts + 1);
+
+		if (state_report_mark_stopped(d->st, todo[i]->id, d->now, next, why, err) < 0) {
+			state_rollback(d->st);
+			return -1;
+		}
+	}
+	return state_commit(d->st, err);
+}
+
 int delivery_run(struct delivery *d, struct buf *err)
 {
 	struct state_reports due = { 0 };
+	struct state_report **todo = NULL;
 	struct smtp_session *s = NULL;
 	struct store *store = NULL;
 	struct buf why = BUF_INIT;
@@ -302,7 +554,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 	struct step job = { .d = d, .err = BUF_INIT };
 	struct worker *w = NULL;
 	int64_t sent_hour = 0;
-	size_t i, k = 0;
+	size_t i, k = 0, n = 0;
 	int ret = 0, e;
 
 	if (state_report_due(d->st, d->now, DELIVERY_MAX_BATCH, &due, err) < 0)
@@ -311,19 +563,23 @@ int delivery_run(struct delivery *d, struct buf *err)
 		ret = -1;
 		goto done;
 	}
-	if (!due.nr)
+	n = sort_due(d, &due, &todo);
+	if (!n)
 		goto done;
 	if (d->dry_run) {
-		for (i = 0; i < due.nr; i++) {
-			mboxrd_append(d->dry_mbox, due.v[i].env_from, d->now, due.v[i].mail, due.v[i].mail_len);
-			event_log_say(&d->log, "would send <%s> %s", due.v[i].message_id, due.v[i].subject);
+		for (i = 0; i < n; i++) {
+			const char *redirect = redirect_of(d, todo[i]);
+
+			mboxrd_append(d->dry_mbox, todo[i]->env_from, d->now, todo[i]->mail, todo[i]->mail_len);
+			event_log_say(&d->log, "would send <%s> %s%s%s%s", todo[i]->message_id, todo[i]->subject,
+			    redirect ? " (redirected to " : "", redirect ? redirect : "", redirect ? ")" : "");
 		}
 		goto done;
 	}
 	if (d->cfg->paused) {
-		d->held = due.nr;
-		event_log_say(&d->log, "paused (perfbot.paused): %zu mail%s wait%s", due.nr, due.nr == 1 ? "" : "s",
-		    due.nr == 1 ? "s" : "");
+		d->held += n;
+		event_log_say(&d->log, "paused (perfbot.paused): %zu mail%s wait%s", n, n == 1 ? "" : "s",
+		    n == 1 ? "s" : "");
 		goto done;
 	}
 	if (state_sent_last_hour(d->st, d->now, &sent_hour, err) < 0 ||
@@ -336,20 +592,22 @@ int delivery_run(struct delivery *d, struct buf *err)
 		goto done;
 	}
 	job.w = w;
-	for (i = 0; i < due.nr; i++) {
-		struct state_report *r = &due.v[i];
+	for (i = 0; i < n; i++) {
+		struct state_report *r = todo[i];
 		struct attempt *cur = &slot[k], *prev = &slot[k ^ 1];
+		size_t left = n - i;
 		char **rcpt;
 		size_t nr;
 
 		if (d->cfg->max_per_hour && sent_hour >= d->cfg->max_per_hour) {
-			d->held = due.nr - i;
+			d->held += left;
 			event_log_say(&d->log, "perfbot.maxPerHour (%d) reached: %zu mail%s wait for the next hour",
-			    d->cfg->max_per_hour, d->held, d->held == 1 ? "" : "s");
+			    d->cfg->max_per_hour, left, left == 1 ? "" : "s");
 			break;
 		}
 		if (!s) {
 			struct smtp_options o;
+			size_t stopped = left;
 
 			if (attempt_finish(d, prev, store, err) < 0) {
 				ret = -1;
@@ -360,14 +618,20 @@ int delivery_run(struct delivery *d, struct buf *err)
 			e = smtp_open(&o, &s, &why);
 			flush_smtp_log(d);
 			if (e != SMTP_OK) {
-				/* nothing was attempted: the mails stay as they are */
-				d->held = due.nr - i;
+				/* the mails it stopped count an attempt each;
+				 * those over maxPerHour would not have gone */
+				if (d->cfg->max_per_hour && (int64_t)stopped > d->cfg->max_per_hour - sent_hour)
+					stopped = (size_t)(d->cfg->max_per_hour - sent_hour);
+				d->held += left;
 				if (e == SMTP_PERMANENT)
 					d->config_error = 1;
 				else
 					d->temporary = 1;
-				event_log_say(&d->log, "cannot deliver (%zu mail%s wait): %s", d->held, d->held == 1 ? "" : "s",
-				    why.data);
+				event_log_say(&d->log, "cannot deliver (%zu mail%s wait): %s; %s", left, left == 1 ? "" : "s",
+				    why.data, e == SMTP_PERMANENT ? "the next run tries again" :
+				    "each waits out its back-off");
+				if (mark_stopped(d, todo + i, stopped, why.data, e == SMTP_PERMANENT, err) < 0)
+					ret = -1;
 				break;
 			}
 			smtp_set_gate(s, step_gate, &job);
@@ -377,10 +641,12 @@ int delivery_run(struct delivery *d, struct buf *err)
 			ret = -1;
 			break;
 		}
+		cur->redirect = redirect_of(d, r);
 		job.prev = prev->r ? prev : NULL;
 		job.next = r;
+		job.next_redirect = cur->redirect;
 		worker_post(w, step_run, &job);
-		nr = envelope(d, r, &rcpt);
+		nr = envelope(r, cur->redirect, &rcpt);
 		cur->r = r;
 		cur->status = smtp_send(s, r->env_from, (const char *const *)rcpt, nr, r->mail, r->mail_len,
 					&cur->res, &cur->why);
@@ -440,8 +706,10 @@ done:
 		smtp_result_release(&slot[k].res);
 		buf_release(&slot[k].why);
 		buf_release(&slot[k].reply);
+		free(slot[k].rows);
 	}
 	buf_release(&job.err);
+	free(todo);
 	state_reports_release(&due);
 	buf_release(&why);
 	return ret;

@@ -6,15 +6,27 @@
  * second half of `perfbot send`), and each delivered one into the archive.
  *
  * Per mail: the attempt is committed as 'sending' before the DATA goes
- * out; the server's answer then makes it 'sent' (the server took it for at
- * least one recipient), 'queued' again with an exponential back-off from
- * perfbot.retryMinutes (4xx, a dropped connection, a timeout), or
- * 'failed' (5xx).  A run killed while a mail was 'sending' leaves it
- * 'sending'; the next run sends it again with the same bytes and
- * Message-ID, since the server may not have taken it — receivers and the
- * archive drop duplicates by Message-ID.  The marks survive kill -9 at any
- * instant; they are fsynced at the end of the run, not at each mail
- * (state_set_durable() says why that loses nothing).
+ * out; the server's answer then gives each envelope recipient its
+ * outcome: delivered (the server took it), deferred (4xx, a dropped
+ * connection, a timeout) or refused (5xx).  Delivered and refused are
+ * final; while one is deferred the mail stays queued, with an
+ * exponential back-off from perfbot.retryMinutes, and the next attempt
+ * goes to the deferred recipients alone (same Message-ID, same bytes).  A
+ * mail is 'sent' once none is deferred, 'failed' when every one was
+ * refused.  It is archived once, when a first recipient got it.  A run
+ * killed while a mail was 'sending' leaves it 'sending'; the next run
+ * sends it again to the same recipients, since the server may not have
+ * taken it — receivers and the archive drop duplicates by Message-ID.
+ * The marks survive kill -9 at any instant; they are fsynced at the end
+ * of the run, not at each mail (state_set_durable() says why that loses
+ * nothing).
+ *
+ * A session that fails before a mail's transaction (connection refused,
+ * timeout, greeting, STARTTLS, certificate, AUTH) counts an attempt for
+ * each due mail it stopped, with the reason as its last reply and the
+ * back-off after it; a configuration failure (certificate, AUTH, no
+ * STARTTLS) keeps the next attempt where it was, so the next run tries
+ * again.
  *
  * Pipelining: one transaction per mail marks the previous mail's outcome
  * and this one's start; a worker thread (worker.h) commits it while the
@@ -29,10 +41,16 @@
  * after one killed recounts the send log and archives what was delivered
  * but not archived.
  *
- * Nothing is sent while
- * perfbot.paused, at most perfbot.maxPerHour an hour (the rest waits),
- * and with perfbot.redirectTo every envelope goes to that address only
- * (headers unchanged).
+ * Nothing is sent while perfbot.paused, at most perfbot.maxPerHour an
+ * hour (the rest waits), nothing the operator held, and no follow-up of
+ * a dropped report; each kind skipped is said in one line.
+ *
+ * perfbot.redirectTo: the envelope of a mail nobody got yet goes to that
+ * address alone (headers unchanged), and the mail records it
+ * (redirected_to) at its attempt: it stays a staging mail, retried to
+ * that address, never archived, never a parent for follow-ups; its
+ * follow-ups go where it went.  A mail real recipients already had waits
+ * (its deferred recipients) until redirectTo is unset.
  */
 
 #include <stddef.h>
@@ -54,7 +72,11 @@ struct delivery {
 	int dry_run;			/* print instead of sending: nothing changes */
 	struct buf *dry_mbox;		/* dry_run: the due mails, as mboxrd */
 	struct event_log log;		/* one line per event */
-	size_t sent, deferred, failed, held;	/* counts, for the caller */
+	size_t sent, deferred, failed, held;	/* counts, for the caller: mails
+						 * taken (for one recipient at
+						 * least), left with a deferred
+						 * recipient, refused for good,
+						 * left waiting */
 	int temporary;			/* a temporary failure left mail queued */
 	int config_error;		/* the SMTP settings were refused (TLS, AUTH, none) */
 };
@@ -66,5 +88,31 @@ int delivery_run(struct delivery *d, struct buf *err);
 /* The wait after attempt number `attempts` (1, 2, ...) failed: retry
  * minutes doubling, capped at a day. */
 int64_t delivery_backoff(int retry_minutes, int attempts);
+
+/* Why a mail of the outbox has not gone out (for status and outbox). */
+enum delivery_wait {
+	DELIVERY_DUE,		/* the next send takes it */
+	DELIVERY_HELD,		/* held by the operator */
+	DELIVERY_PAUSED,	/* perfbot.paused */
+	DELIVERY_BACKOFF,	/* back-off after a failed attempt, until *until */
+	DELIVERY_MAX_PER_HOUR,	/* perfbot.maxPerHour is used up, until *until */
+	DELIVERY_PARENT,	/* a follow-up: its report has not gone yet */
+	DELIVERY_PARENT_DROPPED,	/* a follow-up of a dropped report */
+	DELIVERY_REDIRECT,	/* real recipients had it and perfbot.redirectTo is set */
+	DELIVERY_NOT_QUEUED,	/* sent, failed or dropped: not waiting at all */
+};
+
+/*
+ * What delivery would make of report r at now, sent_last_hour mails
+ * having gone this hour (state_sent_last_hour()), in the order send
+ * checks; *until is the time the wait ends (0 when it has no end of its
+ * own).  Pure.
+ */
+enum delivery_wait delivery_waiting(const struct config *cfg, const struct state_report *r,
+				    int64_t now, int64_t sent_last_hour, int64_t *until);
+
+/* "due", "held", "paused", "back-off", "max-per-hour", "parent",
+ * "parent-dropped", "redirect", "not-queued" */
+const char *delivery_wait_name(enum delivery_wait w);
 
 #endif

@@ -58,7 +58,7 @@ int header_add(struct buf *out, const char *name, const char *value, struct buf 
  * them, as a sequence of UTF-8 encoded-words (Q or B, whichever is
  * shorter; at most HEADER_WORD_MAX characters each; split between
  * characters; folded between encoded-words).  Invalid UTF-8 is refused.
- * Decoding with header_decode_words() gives back the text.
+ * Decoding with rfc2047_decode() gives back the text.
  */
 int header_add_text(struct buf *out, const char *name, const char *utf8, struct buf *err);
 
@@ -81,20 +81,6 @@ int header_add_addresses(struct buf *out, const char *name, const struct address
  */
 int header_needs_encoding(const char *s, size_t len);
 void header_encode_phrase(struct buf *out, const char *s, size_t len);
-
-/*
- * Appends in to out with RFC 2047 encoded-words decoded (Q and B; charsets
- * UTF-8, US-ASCII, ISO-8859-1 and Windows-1252, also under their usual
- * aliases, converted to UTF-8; a "*language" suffix is ignored).  Line
- * breaks (CR, LF) are removed first, i.e. the input is unfolded; white
- * space between two decoded words is dropped.  Lenient, for incoming mail
- * (untrusted): an encoded-word is recognised anywhere, also inside a word,
- * and one that is malformed, in another charset, invalid in its charset,
- * or decodes to NUL is copied as it is.  The result may hold control
- * characters other than NUL; it is not checked for header use.
- * Returns the number of words decoded, or -1 when out->limit was reached.
- */
-int header_decode_words(const char *in, struct buf *out);
 
 /* The length (1..4) of the valid UTF-8 character at s[0..n), or 0 for an
  * invalid, overlong, surrogate or truncated sequence (or n == 0). */

@@ -445,6 +445,30 @@ fail:
 	return r;
 }
 
+void imap_describe(const struct imap *im, struct buf *out)
+{
+	const struct mailimap_connection_info *ci = im->session->imap_connection_info;
+	const struct mailimap_selection_info *si = im->session->imap_selection_info;
+	clistiter *cur;
+	size_t n = 0;
+
+	buf_addf(out, "%s: UIDVALIDITY %u, %u message%s", im->where, im->uidvalidity,
+		 si ? si->sel_exists : 0, si && si->sel_exists == 1 ? "" : "s");
+	if (!ci || !ci->imap_capability || !ci->imap_capability->cap_list)
+		return;
+	buf_adds(out, "; capabilities:");
+	for (cur = clist_begin(ci->imap_capability->cap_list); cur && n < 64; cur = clist_next(cur), n++) {
+		const struct mailimap_capability *c = clist_content(cur);
+		const char *name = c->cap_data.cap_name;
+
+		if (!name)
+			continue;
+		buf_adds(out, c->cap_type == MAILIMAP_CAPABILITY_AUTH_TYPE ? " AUTH=" : " ");
+		for (; *name && name - c->cap_data.cap_name < 64; name++)	/* untrusted */
+			buf_addc(out, *name > ' ' && *name < 0x7f ? *name : '?');
+	}
+}
+
 uint32_t imap_uidvalidity(const struct imap *im)
 {
 	return im->uidvalidity;

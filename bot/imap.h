@@ -100,6 +100,11 @@ struct imap;
 int imap_open(const struct imap_url *url, const char *password, const char *ca_file,
 	      int timeout, struct imap **out, struct buf *err);
 
+/* Appends what the server says of itself and the mailbox, for `perfbot
+ * check`: "HOST:PORT/MAILBOX: UIDVALIDITY n, m messages; capabilities:
+ * ..." (the capabilities as the server last sent them, quoted). */
+void imap_describe(const struct imap *im, struct buf *out);
+
 /* The mailbox's UIDVALIDITY (never 0: a server that sends none is refused). */
 uint32_t imap_uidvalidity(const struct imap *im);
 

@@ -175,12 +175,11 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 		buf_release(&why);
 		return 0;
 	}
-	if (m->message_id) {
-		buf_adds(&mid, m->message_id);
-	} else {
-		/* as public-inbox does for mail without one: derived from the bytes */
-		repo_hash_hex(&mid, raw, len);
-		buf_adds(&mid, "@perfbot.invalid");
+	{
+		char *known_id = mail_known_id(raw, len);
+
+		buf_adds(&mid, known_id);
+		free(known_id);
 	}
 	found = state_message_find(in->st, mid.data, &known, err);
 	if (found < 0) {

@@ -138,7 +138,7 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 	struct render_request req;
 	struct rendered out;
 	struct address from;
-	char **sources = xcalloc(n, sizeof(*sources)), **parent_refs = NULL;
+	char **sources = xcalloc(n, sizeof(*sources)), **parent_refs = NULL, *after = NULL;
 	size_t i, nr_parent_refs = 0;
 	int has_parent = 0, ret = 0, e;
 	int64_t id = 0;
@@ -164,16 +164,23 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		goto done;
 	}
 	if (has_parent && parent.verdict != STATE_VERDICT_OPEN) {
-		buf_addf(&why, "report <%s> was closed as %s by a maintainer: no follow-up is sent",
+		buf_addf(&why, "report <%s> was closed as %s (a #perfbot command, or perfbot report): no follow-up is sent",
 			 parent.message_id, state_verdict_name(parent.verdict));
 		for (i = 0; i < n; i++)
 			if (!group[i]->done && (ret = reject(in, group[i], why.data, err)) < 0)
 				goto done;
 		goto done;
 	}
+	/* a report of the same thing that is no parent (redirected,
+	 * dropped, failed): the new one must not get its Message-ID */
+	if (!has_parent && state_report_last_message_id(in->st, key.data, &after, err) < 0) {
+		ret = -1;
+		goto done;
+	}
 	memset(&req, 0, sizeof(req));
 	req.report = r;
 	req.created = in->now;
+	req.after = after;
 	if (has_parent) {
 		split_refs(parent.refs, &parent_refs, &nr_parent_refs);
 		rp.message_id = parent.message_id;
@@ -262,6 +269,7 @@ done:
 		free(parent_refs[i]);
 	free(parent_refs);
 	free(sources);
+	free(after);
 	if (has_parent > 0)
 		state_report_release(&parent);
 	rendered_release(&out);
@@ -288,7 +296,10 @@ static int take(struct intake *in, struct item *items, size_t n, int wait, struc
 			if (!items[j].done && items[j].report && same_group(&items[i], &items[j]))
 				group[ng++] = &items[j];
 		/* items are in arrival order: group[0] is the oldest */
-		if (wait && in->now - group[0]->arrival < (int64_t)in->cfg->coalesce_minutes * 60) {
+		if (wait && in->flush && in->now - group[0]->arrival < (int64_t)in->cfg->coalesce_minutes * 60)
+			event_log_say(&in->log, "--flush: %zu file%s of %.12s taken before coalesceMinutes", ng,
+			    ng == 1 ? "" : "s", group[0]->head);
+		else if (wait && in->now - group[0]->arrival < (int64_t)in->cfg->coalesce_minutes * 60) {
 			struct buf when = BUF_INIT;
 
 			date_format_rfc3339_utc(&when, group[0]->arrival + (int64_t)in->cfg->coalesce_minutes * 60);
@@ -397,4 +408,71 @@ int intake_files(struct intake *in, char *const *paths, size_t n, struct buf *er
 		item_release(&items[i]);
 	free(items);
 	return ret;
+}
+
+void intake_waits_release(struct intake_waits *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr; i++) {
+		free(w->v[i].name);
+		free(w->v[i].refused);
+	}
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
+
+int intake_spool_waiting(const struct config *cfg, int64_t now, struct intake_waits *out,
+			 struct buf *err)
+{
+	struct spool_names names = { 0 };
+	struct {
+		char *key;	/* "tree\ncommit", NULL for a file refused */
+		int64_t arrival;
+	} *f;
+	struct buf path = BUF_INIT, why = BUF_INIT;
+	const int64_t wait = (int64_t)cfg->coalesce_minutes * 60;
+	size_t i, j;
+
+	if (spool_peek_incoming(cfg->state, &names, err) < 0)
+		return -1;
+	f = xcalloc(names.nr ? names.nr : 1, sizeof(*f));
+	for (i = 0; i < names.nr; i++) {
+		struct intake_wait *w;
+		struct report *r = NULL;
+		struct stat sb;
+
+		spool_incoming_path(&path, cfg->state, names.v[i]);
+		f[i].arrival = stat(path.data, &sb) == 0 ? (int64_t)sb.st_mtime : now;
+		buf_reset(&why);
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		w = &out->v[out->nr++];
+		memset(w, 0, sizeof(*w));
+		w->name = xstrdup(names.v[i]);
+		if (report_load_file(path.data, &r, &why) < 0) {
+			w->refused = buf_detach(&why, NULL);
+			continue;
+		}
+		buf_reset(&why);
+		buf_addf(&why, "%s\n%s", r->tree, r->commit);
+		f[i].key = buf_detach(&why, NULL);
+		report_free(r);
+	}
+	for (i = 0; i < names.nr; i++) {
+		int64_t oldest = f[i].arrival;
+
+		if (!f[i].key)
+			continue;
+		for (j = 0; j < names.nr; j++)
+			if (f[j].key && !strcmp(f[i].key, f[j].key) && f[j].arrival < oldest)
+				oldest = f[j].arrival;
+		out->v[out->nr - names.nr + i].until = now - oldest < wait ? oldest + wait : 0;
+	}
+	for (i = 0; i < names.nr; i++)
+		free(f[i].key);
+	free(f);
+	spool_names_release(&names);
+	buf_release(&path);
+	buf_release(&why);
+	return 0;
 }

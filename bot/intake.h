@@ -15,8 +15,13 @@
  *   - A comparison whose thread key (tree family, head commit, first
  *     testcase and headline) matches a report already queued or sent
  *     becomes a follow-up in that report's thread, never a second report;
- *     when the report was closed by a maintainer (#perfbot invalid, fixed,
- *     duplicate) nothing is sent and the files are set aside with why.
+ *     when the report was closed (a maintainer's #perfbot invalid, fixed,
+ *     duplicate, or perfbot report --state) nothing is sent and the files
+ *     are set aside with why.
+ *     A report that went to perfbot.redirectTo (staging), was dropped
+ *     before anyone got it, or failed is no parent: the comparison is a
+ *     new report, whose Message-ID also hashes the earlier one's
+ *     (render_request.after), so the two differ even within a minute.
  *   - The rendered bytes and the Message-ID are stored in the outbox in one
  *     transaction with the names of the files they came from; only then
  *     are the spool files removed.  A run killed in between finds the
@@ -42,6 +47,7 @@ struct intake {
 	struct state *st;
 	int64_t now;
 	int dry_run;
+	int flush;			/* send --flush: the coalescing wait ends now */
 	struct buf *dry_mbox;		/* dry_run: the would-be mails, as mboxrd */
 	struct event_log log;		/* one line per event */
 	size_t queued, rejected, waiting;	/* counts, for the caller */
@@ -50,6 +56,30 @@ struct intake {
 /* Takes spool/incoming.  -1 only for errors that stop the run (the state
  * database, the spool folder); a bad file is a rejection, not an error. */
 int intake_spool(struct intake *in, struct buf *err);
+
+/* A spool file waiting, as intake_spool_waiting() sees it. */
+struct intake_wait {
+	char *name;		/* its spool name */
+	int64_t until;		/* when its group goes (the group's oldest file
+				 * is coalesceMinutes old); 0: at the next send */
+	char *refused;		/* non-NULL: the next send refuses it, for this */
+};
+
+struct intake_waits {
+	struct intake_wait *v;
+	size_t nr, alloc;
+};
+
+void intake_waits_release(struct intake_waits *w);
+
+/*
+ * The files in spool/incoming and when each goes (for status): grouped as
+ * intake_spool() groups them, by tree and head commit, the commit as the
+ * file names it (no repository is opened: an abbreviated and a full id of
+ * one commit count as two groups here).  Changes nothing.  0 or -1.
+ */
+int intake_spool_waiting(const struct config *cfg, int64_t now, struct intake_waits *out,
+			 struct buf *err);
 
 /* Takes the files named (not moved or removed: they are the operator's),
  * at once.  A file already taken in an earlier run (same path and

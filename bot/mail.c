@@ -8,7 +8,12 @@
 #include "date.h"
 #include "header.h"
 #include "mail.h"
-#include "mime.h"
+#include "mime-child.h"
+#include "problem.h"
+#include "repo.h"
+#include "rfc2045.h"
+#include "rfc2047.h"
+#include "rfc5322.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -35,37 +40,25 @@ struct header {
 	int too_many;		/* MAIL_MAX_HEADERS was reached */
 };
 
+static const struct problems *problems_of(struct mail *m, struct problems *p)
+{
+	p->v = &m->problems;
+	p->nr = &m->nr_problems;
+	p->max = MAIL_MAX_PROBLEMS;
+	p->more = "more problems were not listed";
+	return p;
+}
+
 static void problem(struct mail *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void problem(struct mail *m, const char *fmt, ...)
 {
-	struct buf b = BUF_INIT, clean = BUF_INIT;
+	struct problems p;
 	va_list ap;
 
-	if (m->nr_problems > MAIL_MAX_PROBLEMS)
-		return;
-	if (m->nr_problems == MAIL_MAX_PROBLEMS) {
-		buf_adds(&b, "more problems were not listed");
-	} else {
-		va_start(ap, fmt);
-		buf_vaddf(&b, fmt, ap);
-		va_end(ap);
-	}
-	charset_repair_utf8(b.data, b.len, &clean);
-	m->problems = xrealloc(m->problems, (m->nr_problems + 1) * sizeof(char *));
-	m->problems[m->nr_problems++] = buf_detach(&clean, NULL);
-	buf_release(&b);
-}
-
-/* Adds each line of lines (as the exported parsers write them) as a problem. */
-static void problems_from(struct mail *m, const struct buf *lines)
-{
-	const char *p = lines->data, *nl;
-
-	while ((nl = strchr(p, '\n'))) {
-		problem(m, "%.*s", (int)(nl - p), p);
-		p = nl + 1;
-	}
+	va_start(ap, fmt);
+	problem_vadd(problems_of(m, &p), fmt, ap);
+	va_end(ap);
 }
 
 /* s (C string) quoted for a problem line. */
@@ -81,544 +74,75 @@ static int is_wsp(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* The length of the line at p (up to, not including, its LF or CRLF), and
- * in *next where the next one starts. */
-static size_t line_at(const char *p, size_t n, size_t *next)
-{
-	const char *nl = memchr(p, '\n', n);
-	size_t l;
-
-	if (!nl) {
-		*next = n;
-		return n;
-	}
-	*next = (size_t)(nl - p) + 1;
-	l = (size_t)(nl - p);
-	if (l && p[l - 1] == '\r')
-		l--;
-	return l;
-}
-
-/* The length of the field name at the start of a line, up to the colon
- * (white space before it allowed); 0 when the line is not a field. */
-static size_t field_name(const char *p, size_t l, size_t *colon)
-{
-	size_t i = 0, n;
-
-	while (i < l && (unsigned char)p[i] > ' ' && (unsigned char)p[i] < 0x7f && p[i] != ':')
-		i++;
-	n = i;
-	while (i < l && is_wsp(p[i]))
-		i++;
-	if (!n || i >= l || p[i] != ':')
-		return 0;
-	*colon = i;
-	return n;
-}
-
-static int field_index(const char *name, size_t n)
+static int field_index(const struct rfc5322_field *f)
 {
 	int i;
 
 	for (i = 0; i < F_COUNT; i++)
-		if (strlen(field_names[i]) == n && !strncasecmp(name, field_names[i], n))
+		if (rfc5322_is(f, field_names[i]))
 			return i;
 	return -1;
 }
 
-/* Appends a piece of a field body, with NUL bytes made U+FFFD. */
-static void add_body(struct buf *b, const char *p, size_t n)
+/* Keeps the field f when it is wanted, first, and fits. */
+static void field_keep(struct mail *m, struct header *h, const struct rfc5322_field *f)
 {
-	const char *nul;
+	struct buf b = BUF_INIT, q = BUF_INIT;
+	int index = field_index(f);
 
-	while ((nul = memchr(p, '\0', n))) {
-		buf_add(b, p, (size_t)(nul - p));
-		buf_adds(b, "\xef\xbf\xbd");
-		n -= (size_t)(nul - p) + 1;
-		p = nul + 1;
-	}
-	buf_add(b, p, n);
-}
-
-/* Ends the field being read: keeps it when it is wanted, first, and fit. */
-static void field_end(struct mail *m, struct header *h, int index, struct buf *b, int dropped)
-{
-	struct buf q = BUF_INIT;
-
-	if (index < 0) {
-		buf_reset(b);
+	if (index < 0)
+		return;
+	if (f->longest > MAIL_MAX_LINE) {
+		problem(m, "the %s field is longer than 65536 bytes on one line and was ignored",
+			field_names[index]);
 		return;
 	}
-	if (dropped) {
-		problem(m, "the %s field is longer than %s and was ignored", field_names[index],
-			dropped == 1 ? "65536 bytes on one line" : "262144 bytes");
+	rfc5322_unfold(f, 0, &b);
+	if (b.len > MAIL_MAX_FIELD) {
+		problem(m, "the %s field is longer than 262144 bytes and was ignored",
+			field_names[index]);
 	} else if (h->body[index]) {
-		buf_truncate(b, b->len < 60 ? b->len : 60);
+		buf_truncate(&b, b.len < 60 ? b.len : 60);
 		problem(m, "more than one %s field; the first is used (ignored: %s)",
-			field_names[index], quoted(&q, b->data));
+			field_names[index], quoted(&q, b.data));
 	} else {
-		h->body[index] = buf_detach(b, NULL);
+		h->body[index] = buf_detach(&b, NULL);
 	}
-	buf_reset(b);
+	buf_release(&b);
 	buf_release(&q);
 }
 
 /*
- * Reads the header block of raw.  -1 when there is no header field
- * before the body would start: then it is not a mail.
+ * Reads the header block of raw with the one reader (rfc5322.h).  -1 when
+ * there is no header field before the body would start: then it is not a
+ * mail.
  */
 static int header_read(struct mail *m, const char *raw, size_t len, struct header *h)
 {
-	struct buf b = BUF_INIT;
-	size_t pos = 0, next, l;
-	int index = -1, dropped = 0, leading = 0;
+	struct rfc5322_reader r;
+	struct rfc5322_field f;
 
 	memset(h, 0, sizeof(*h));
-	if (len >= 5 && !memcmp(raw, "From ", 5)) {
-		size_t colon;
-
-		/* an mbox "From " line, unless it is an obsolete "From :" field */
-		l = line_at(raw, len, &next);
-		if (!field_name(raw, l, &colon))
-			pos = next;
-	}
-	h->start = pos;
-	h->body_start = len;
-	while (pos < len) {
-		const char *p = raw + pos;
-		size_t colon, n;
-
-		l = line_at(p, len - pos, &next);
-		if (!l && (p[0] == '\n' || (p[0] == '\r' && len - pos > 1 && p[1] == '\n'))) {
-			h->body_start = pos + next;
-			break;
-		}
-		if (is_wsp(p[0])) {
-			if (!h->nr_fields) {
-				leading++;
-			} else if (index >= 0 && !dropped) {
-				if (l > MAIL_MAX_LINE)
-					dropped = 1;
-				else if (b.len + l > MAIL_MAX_FIELD)
-					dropped = 2;
-				else
-					add_body(&b, p, l);
-			}
-			pos += next;
-			continue;
-		}
-		field_end(m, h, index, &b, dropped);
-		index = -1;
-		dropped = 0;
-		n = field_name(p, l, &colon);
-		if (!n) {
-			if (!h->nr_fields)
-				break;
-			problem(m, "header line %zu is not a field; the body is taken to start there",
-				h->nr_fields + (size_t)leading + 1);
-			h->body_start = pos;
-			break;
-		}
-		if (++h->nr_fields > MAIL_MAX_HEADERS) {
+	rfc5322_reader_init(&r, raw, len, RFC5322_MBOX_FROM);
+	while (rfc5322_next(&r, &f)) {
+		if (r.fields > MAIL_MAX_HEADERS) {
 			h->too_many = 1;
-			h->nr_fields--;
 			break;
 		}
-		index = field_index(p, n);
-		if (index >= 0) {
-			if (l > MAIL_MAX_LINE)
-				dropped = 1;
-			else
-				add_body(&b, p + colon + 1, l - colon - 1);
-		}
-		pos += next;
+		field_keep(m, h, &f);
 	}
-	field_end(m, h, index, &b, dropped);
-	buf_release(&b);
+	h->start = r.start;
+	h->body_start = r.body;
+	h->nr_fields = r.fields > MAIL_MAX_HEADERS ? MAIL_MAX_HEADERS : r.fields;
 	if (!h->nr_fields)
 		return -1;
-	if (leading)
-		problem(m, "the header starts with %d continuation line%s; ignored", leading,
-			leading == 1 ? "" : "s");
+	if (r.stray)
+		problem(m, "header line %zu is not a field; the body is taken to start there",
+			r.stray);
+	if (r.leading)
+		problem(m, "the header starts with %zu continuation line%s; ignored", r.leading,
+			r.leading == 1 ? "" : "s");
 	return 0;
-}
-
-/* ---- ids ---- */
-
-static void add_line(struct buf *problems, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void add_line(struct buf *problems, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(problems, fmt, ap);
-	va_end(ap);
-	buf_addc(problems, '\n');
-}
-
-/* The id in in[0..n) (between the brackets) with CFWS removed, into id;
- * 0 when it is a usable id. */
-static int id_clean(const char *in, size_t n, struct buf *id)
-{
-	struct buf tmp = BUF_INIT;
-	const char *p, *end;
-	size_t i;
-	int ok = 1;
-
-	buf_add(&tmp, in, n);
-	p = tmp.data;
-	end = tmp.data + tmp.len;
-	while (p < end) {
-		if (*p == '(') {
-			p = mime_skip_comment(p);
-			continue;
-		}
-		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
-			p++;
-			continue;
-		}
-		buf_addc(id, *p++);
-	}
-	buf_release(&tmp);
-	if (!id->len || id->len > MAIL_MAX_ID)
-		ok = 0;
-	for (i = 0; ok && i < id->len; i++)
-		if ((unsigned char)id->data[i] <= ' ' || (unsigned char)id->data[i] >= 0x7f ||
-		    id->data[i] == '<')
-			ok = 0;
-	return ok ? 0 : -1;
-}
-
-void mail_ids_parse(const char *field, const char *body, char ***ids, size_t *nr,
-		    size_t *alloc, struct buf *problems)
-{
-	const char *p = body;
-	struct buf id = BUF_INIT, q = BUF_INIT;
-	size_t found = 0;
-
-	while (*p) {
-		const char *close;
-
-		if (*p == '(') {
-			p = mime_skip_comment(p);
-			continue;
-		}
-		if (*p == '"') {
-			for (p++; *p && *p != '"'; p++)
-				if (*p == '\\' && p[1])
-					p++;
-			if (*p)
-				p++;
-			continue;
-		}
-		if (*p != '<') {
-			p++;
-			continue;
-		}
-		close = strchr(p + 1, '>');
-		if (!close) {
-			add_line(problems, "%s: an id without its closing '>' was dropped: %s", field,
-				 quoted(&q, p));
-			break;
-		}
-		buf_reset(&id);
-		if (id_clean(p + 1, (size_t)(close - p - 1), &id)) {
-			struct buf raw = BUF_INIT;
-
-			buf_add(&raw, p, (size_t)(close + 1 - p));
-			add_line(problems, "%s: malformed id %s dropped", field, quoted(&q, raw.data));
-			buf_release(&raw);
-		} else if (++found > MAIL_MAX_IDS) {
-			add_line(problems, "%s: more than %d ids; the rest were ignored", field,
-				 MAIL_MAX_IDS);
-			break;
-		} else {
-			ALLOC_GROW(*ids, *nr + 1, *alloc);
-			(*ids)[(*nr)++] = xstrndup(id.data, id.len);
-		}
-		p = close + 1;
-	}
-	buf_release(&id);
-	buf_release(&q);
-}
-
-/* ---- addresses ---- */
-
-enum token_kind { T_ATOM, T_QUOTED, T_COMMENT, T_ANGLE, T_SPECIAL };
-
-struct token {
-	enum token_kind kind;
-	const char *p;		/* the text (for T_QUOTED, T_COMMENT, T_ANGLE: inside) */
-	size_t n;
-	int space_before;	/* white space or a comment came before it */
-};
-
-/* Splits an address field body into tokens. */
-static size_t tokenize(const char *s, struct token **out)
-{
-	struct token *t = NULL;
-	size_t nr = 0, alloc = 0;
-	int space = 0;
-
-	while (*s) {
-		struct token tok = { T_ATOM, s, 0, space };
-
-		if (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') {
-			s++;
-			space = 1;
-			continue;
-		}
-		if (*s == '(') {
-			const char *end = mime_skip_comment(s);
-
-			tok.kind = T_COMMENT;
-			tok.p = s + 1;
-			tok.n = (size_t)(end - s - 1);
-			if (tok.n && end[-1] == ')')
-				tok.n--;
-			s = end;
-		} else if (*s == '"') {
-			tok.kind = T_QUOTED;
-			tok.p = ++s;
-			while (*s && *s != '"') {
-				if (*s == '\\' && s[1])
-					s++;
-				s++;
-			}
-			tok.n = (size_t)(s - tok.p);
-			if (*s)
-				s++;
-		} else if (*s == '<') {
-			tok.kind = T_ANGLE;
-			tok.p = ++s;
-			while (*s && *s != '>') {
-				if (*s == '"') {
-					for (s++; *s && *s != '"'; s++)
-						if (*s == '\\' && s[1])
-							s++;
-					if (!*s)
-						break;
-				}
-				s++;
-			}
-			tok.n = (size_t)(s - tok.p);
-			if (*s)
-				s++;
-		} else if (strchr(",;:@.[]>)", *s)) {
-			tok.kind = T_SPECIAL;
-			tok.n = 1;
-			s++;
-		} else {
-			while (*s && !strchr(" \t\r\n()\"<,;:@.[]>", *s))
-				s++;
-			tok.n = (size_t)(s - tok.p);
-		}
-		ALLOC_GROW(t, nr + 1, alloc);
-		t[nr++] = tok;
-		space = tok.kind == T_COMMENT;
-	}
-	*out = t;
-	return nr;
-}
-
-/* Appends the inside of a quoted string or comment with quoted pairs read. */
-static void add_unquoted(struct buf *b, const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (p[i] == '\\' && i + 1 < n)
-			i++;
-		buf_addc(b, p[i]);
-	}
-}
-
-/* The display name from phrase tokens t[0..n): words joined with one
- * space where the field had white space, then RFC 2047-decoded. */
-static char *phrase_name(const struct token *t, size_t n)
-{
-	struct buf raw = BUF_INIT, out = BUF_INIT;
-	size_t i, start, end;
-
-	for (i = 0; i < n; i++) {
-		if (t[i].kind == T_COMMENT)
-			continue;
-		if (raw.len && t[i].space_before)
-			buf_addc(&raw, ' ');
-		if (t[i].kind == T_QUOTED)
-			add_unquoted(&raw, t[i].p, t[i].n);
-		else
-			buf_add(&raw, t[i].p, t[i].n);
-	}
-	charset_decode_words(raw.data, raw.len, &out);
-	for (start = 0; start < out.len && is_wsp(out.data[start]); start++)
-		;
-	for (end = out.len; end > start && is_wsp(out.data[end - 1]); end--)
-		;
-	buf_release(&raw);
-	raw.len = 0;
-	buf_add(&raw, out.data + start, end - start);
-	buf_release(&out);
-	return buf_detach(&raw, NULL);
-}
-
-/* The addr-spec in s[0..n) with white space and comments outside quotes
- * removed and an obsolete route ("@a,@b:") dropped, into out. */
-static void addr_clean(const char *s, size_t n, struct buf *out)
-{
-	size_t i, colon = 0;
-	int quoted = 0;
-
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (quoted) {
-			buf_addc(out, c);
-			if (c == '\\' && i + 1 < n)
-				buf_addc(out, s[++i]);
-			else if (c == '"')
-				quoted = 0;
-		} else if (c == '"') {
-			quoted = 1;
-			buf_addc(out, c);
-		} else if (c == '(') {
-			size_t depth = 0;
-
-			for (; i < n; i++) {
-				if (s[i] == '\\' && i + 1 < n)
-					i++;
-				else if (s[i] == '(')
-					depth++;
-				else if (s[i] == ')' && !--depth)
-					break;
-			}
-		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-			continue;
-		} else {
-			buf_addc(out, c);
-		}
-	}
-	if (out->len && out->data[0] == '@') {
-		for (i = 0; i < out->len; i++)
-			if (out->data[i] == ':')
-				colon = i + 1;
-		if (colon) {
-			memmove(out->data, out->data + colon, out->len - colon);
-			buf_truncate(out, out->len - colon);
-		}
-	}
-}
-
-/* 1 when e looks like local@domain: both sides non-empty, no controls,
- * not too long. */
-static int email_ok(const struct buf *e)
-{
-	const char *at = e->len ? strrchr(e->data, '@') : NULL;
-	size_t i;
-
-	if (!at || at == e->data || !at[1] || e->len > ADDRESS_MAX_EMAIL)
-		return 0;
-	for (i = 0; i < e->len; i++)
-		if ((unsigned char)e->data[i] < ' ' || e->data[i] == 0x7f || e->data[i] == '<' ||
-		    e->data[i] == '>')
-			return 0;
-	return 1;
-}
-
-/* Reads one list element t[0..n) into an address; 0, or -1 (dropped). */
-static int element_parse(const struct token *t, size_t n, struct address *a, struct buf *email)
-{
-	struct buf clean = BUF_INIT;
-	size_t i, angle = n, last_comment = n;
-
-	for (i = 0; i < n; i++) {
-		if (t[i].kind == T_ANGLE && angle == n)
-			angle = i;
-		if (t[i].kind == T_COMMENT)
-			last_comment = i;
-	}
-	buf_reset(email);
-	if (angle < n) {
-		addr_clean(t[angle].p, t[angle].n, email);
-	} else {
-		for (i = 0; i < n; i++) {
-			if (t[i].kind == T_COMMENT)
-				continue;
-			if (t[i].kind == T_QUOTED) {
-				buf_addc(email, '"');
-				buf_add(email, t[i].p, t[i].n);
-				buf_addc(email, '"');
-			} else {
-				addr_clean(t[i].p, t[i].n, email);
-			}
-		}
-	}
-	if (!email_ok(email))
-		return -1;
-	charset_repair_utf8(email->data, email->len, &clean);
-	a->email = buf_detach(&clean, NULL);
-	if (angle < n)
-		a->name = phrase_name(t, angle);
-	else if (last_comment < n)
-		a->name = phrase_name(&(struct token){ T_QUOTED, t[last_comment].p,
-						       t[last_comment].n, 0 }, 1);
-	else
-		a->name = xstrdup("");
-	return 0;
-}
-
-void mail_addresses_parse(const char *field, const char *body, struct address **list,
-			  size_t *nr, size_t *alloc, struct buf *problems)
-{
-	struct token *t = NULL;
-	struct buf email = BUF_INIT, q = BUF_INIT, raw = BUF_INIT;
-	size_t n = tokenize(body, &t), i = 0, start = 0, count = 0;
-	int in_group = 0;
-
-	for (i = 0; i <= n; i++) {
-		struct address a = { NULL, NULL };
-		int end_group = 0;
-
-		if (i < n && t[i].kind == T_SPECIAL && t[i].p[0] == ':' && !in_group) {
-			in_group = 1;	/* "group: a, b;": the group name is not an address */
-			start = i + 1;
-			continue;
-		}
-		if (i < n && t[i].kind == T_SPECIAL && t[i].p[0] == ';' && in_group)
-			end_group = 1;
-		if (i < n && !end_group && !(t[i].kind == T_SPECIAL && t[i].p[0] == ','))
-			continue;
-		if (start < i) {
-			size_t j, words = 0;
-
-			for (j = start; j < i; j++)
-				if (t[j].kind != T_COMMENT)
-					words++;
-			if (words && element_parse(t + start, i - start, &a, &email) < 0) {
-				buf_reset(&raw);
-				buf_add(&raw, t[start].p, (size_t)(t[i - 1].p + t[i - 1].n - t[start].p));
-				add_line(problems, "%s: %s is not an address; dropped", field,
-					 quoted(&q, raw.data));
-			} else if (words && ++count > ADDRESS_MAX_LIST) {
-				address_release(&a);
-				add_line(problems, "%s: more than %d addresses; the rest were ignored",
-					 field, ADDRESS_MAX_LIST);
-				break;
-			} else if (words) {
-				ALLOC_GROW(*list, *nr + 1, *alloc);
-				(*list)[(*nr)++] = a;
-			}
-		}
-		if (end_group)
-			in_group = 0;
-		start = i + 1;
-	}
-	free(t);
-	buf_release(&email);
-	buf_release(&q);
-	buf_release(&raw);
 }
 
 /* ---- the body ---- */
@@ -671,30 +195,30 @@ static void text_decode(struct mail *m, const char *body, size_t n, const char *
 			const char *charset)
 {
 	struct buf decoded = BUF_INIT, utf8 = BUF_INIT, q = BUF_INIT;
-	enum mime_encoding enc = mime_encoding_of(encoding);
+	enum rfc2045_encoding enc = rfc2045_encoding_of(encoding);
 	const char *in = body, *used = NULL;
 	size_t i, len = n;
 	long bad = 0;
 	int outcome;
 
 	switch (enc) {
-	case MIME_QP:
-		bad = mime_decode_qp(body, n, &decoded);
+	case RFC2045_QP:
+		bad = rfc2045_decode_qp(body, n, &decoded);
 		in = decoded.data;
 		len = decoded.len;
 		if (bad > 0)
 			problem(m, "the text has %ld malformed quoted-printable sequence%s, kept as "
 				"they are", bad, bad == 1 ? "" : "s");
 		break;
-	case MIME_BASE64:
-		bad = mime_decode_base64(body, n, &decoded);
+	case RFC2045_BASE64:
+		bad = rfc2045_decode_base64(body, n, &decoded);
 		in = decoded.data;
 		len = decoded.len;
 		if (bad > 0)
 			problem(m, "the text has %ld character%s that are not base64, skipped",
 				bad, bad == 1 ? "" : "s");
 		break;
-	case MIME_UNKNOWN:
+	case RFC2045_UNKNOWN:
 		problem(m, "unknown Content-Transfer-Encoding %s; the text is read as 8bit",
 			quoted(&q, encoding));
 		break;
@@ -731,21 +255,21 @@ static int starts_with_ci(const char *s, const char *prefix)
 }
 
 /* Reads the body of a message whose top-level type is not multipart. */
-static void body_single(struct mail *m, const struct header *h, const struct mime_field *ct,
+static void body_single(struct mail *m, const struct header *h, const struct rfc2045_field *ct,
 			const char *raw, size_t len)
 {
-	struct mime_field cd;
+	struct rfc2045_field cd;
 	int attachment = 0;
 	struct buf err = BUF_INIT;
 
 	/* The whole message is this part: a file name alone does not make
-	 * it an attachment (in a multipart it does, see mime.h), only an
+	 * it an attachment (in a multipart it does, see mime-child.h), only an
 	 * explicit Content-Disposition does. */
 	if (h->body[F_CONTENT_DISPOSITION] &&
-	    !mime_field_parse(h->body[F_CONTENT_DISPOSITION], 0, &cd, &err)) {
+	    !rfc2045_field_parse(h->body[F_CONTENT_DISPOSITION], 0, &cd, &err)) {
 		if (!strcmp(cd.value, "attachment"))
 			attachment = 1;
-		mime_field_release(&cd);
+		rfc2045_field_release(&cd);
 	}
 	buf_release(&err);
 	if (attachment) {
@@ -794,11 +318,11 @@ static void body_multipart(struct mail *m, const struct header *h, const char *r
 static void body_read(struct mail *m, const struct header *h, const char *raw, size_t len,
 		      const struct mail_options *opts)
 {
-	struct mime_field ct;
+	struct rfc2045_field ct;
 	struct buf err = BUF_INIT, q = BUF_INIT;
 	const char *body = h->body[F_CONTENT_TYPE];
 
-	if (!body || mime_field_parse(body, 1, &ct, &err)) {
+	if (!body || rfc2045_field_parse(body, 1, &ct, &err)) {
 		if (body)
 			problem(m, "unreadable Content-Type %s (%s); read as text/plain",
 				quoted(&q, body), err.data);
@@ -814,7 +338,7 @@ static void body_read(struct mail *m, const struct header *h, const char *raw, s
 		body_multipart(m, h, raw, len, opts);
 	else
 		body_single(m, h, &ct, raw, len);
-	mime_field_release(&ct);
+	rfc2045_field_release(&ct);
 	buf_release(&err);
 	buf_release(&q);
 }
@@ -826,7 +350,7 @@ static char *decoded_text(const char *body)
 	struct buf out = BUF_INIT, trimmed = BUF_INIT;
 	size_t start = 0, end;
 
-	charset_decode_words(body, strlen(body), &out);
+	rfc2047_decode(body, strlen(body), 0, &out);
 	while (start < out.len && is_wsp(out.data[start]))
 		start++;
 	end = out.len;
@@ -837,74 +361,60 @@ static char *decoded_text(const char *body)
 	return buf_detach(&trimmed, NULL);
 }
 
+/* The Message-ID field's id: what mail_parse() and mail_known_id() both
+ * read. */
+static void read_message_id(struct mail *m, const struct header *h)
+{
+	struct buf id = BUF_INIT;
+	struct problems p;
+
+	if (h->body[F_MESSAGE_ID] &&
+	    !rfc5322_message_id(h->body[F_MESSAGE_ID], &id, problems_of(m, &p)))
+		m->message_id = buf_detach(&id, NULL);
+	buf_release(&id);
+}
+
 static void read_ids(struct mail *m, const struct header *h)
 {
-	struct buf lines = BUF_INIT, q = BUF_INIT;
-	char **ids = NULL;
-	size_t nr = 0, alloc = 0, i;
-	const char *mid = h->body[F_MESSAGE_ID];
+	struct problems p;
+	size_t alloc = 0;
 
-	if (mid) {
-		mail_ids_parse("Message-ID", mid, &ids, &nr, &alloc, &lines);
-		if (nr) {
-			m->message_id = ids[0];
-			for (i = 1; i < nr; i++)
-				free(ids[i]);
-		} else {
-			/* a bare id-left@id-right without brackets */
-			struct buf id = BUF_INIT;
-
-			buf_reset(&lines);
-			if (strchr(mid, '@') && !strchr(mid, '<') && !id_clean(mid, strlen(mid), &id)) {
-				problem(m, "Message-ID %s has no angle brackets", quoted(&q, mid));
-				m->message_id = buf_detach(&id, NULL);
-			} else {
-				problem(m, "malformed Message-ID %s", quoted(&q, mid));
-			}
-			buf_release(&id);
-		}
-		free(ids);
-	}
-	alloc = 0;
+	read_message_id(m, h);
+	problems_of(m, &p);
 	if (h->body[F_IN_REPLY_TO])
-		mail_ids_parse("In-Reply-To", h->body[F_IN_REPLY_TO], &m->in_reply_to,
-			       &m->nr_in_reply_to, &alloc, &lines);
+		rfc5322_ids("In-Reply-To", h->body[F_IN_REPLY_TO], &m->in_reply_to,
+			    &m->nr_in_reply_to, &alloc, &p);
 	alloc = 0;
 	if (h->body[F_REFERENCES])
-		mail_ids_parse("References", h->body[F_REFERENCES], &m->references,
-			       &m->nr_references, &alloc, &lines);
-	problems_from(m, &lines);
-	buf_release(&lines);
-	buf_release(&q);
+		rfc5322_ids("References", h->body[F_REFERENCES], &m->references, &m->nr_references,
+			    &alloc, &p);
 }
 
 static void read_addresses(struct mail *m, const struct header *h)
 {
-	struct buf lines = BUF_INIT;
+	struct problems p;
 	struct address *from = NULL;
-	size_t nr = 0, alloc = 0, i;
+	size_t nr = 0, alloc = 0;
 
+	problems_of(m, &p);
 	if (h->body[F_FROM]) {
-		mail_addresses_parse("From", h->body[F_FROM], &from, &nr, &alloc, &lines);
+		address_list_read("From", h->body[F_FROM], &from, &nr, &alloc, &p);
 		if (nr) {
 			m->from = xmalloc(sizeof(*m->from));
 			*m->from = from[0];
-			for (i = 1; i < nr; i++)
-				address_release(&from[i]);
+			from[0].name = from[0].email = NULL;
 		}
-		free(from);
+		address_list_free(from, nr);
 	}
 	if (!m->from)
 		problem(m, h->body[F_FROM] ? "no address could be read from the From field" :
 					     "no From field");
 	alloc = 0;
 	if (h->body[F_TO])
-		mail_addresses_parse("To", h->body[F_TO], &m->to, &m->nr_to, &alloc, &lines);
+		address_list_read("To", h->body[F_TO], &m->to, &m->nr_to, &alloc, &p);
 	alloc = 0;
 	if (h->body[F_CC])
-		mail_addresses_parse("Cc", h->body[F_CC], &m->cc, &m->nr_cc, &alloc, &lines);
-	problems_from(m, &lines);
-	buf_release(&lines);
+		address_list_read("Cc", h->body[F_CC], &m->cc, &m->nr_cc, &alloc, &p);
 }
 
 static void read_auto_submitted(struct mail *m, const struct header *h)
@@ -981,6 +491,33 @@ int mail_parse_with(const char *raw, size_t len, const struct mail_options *opts
 	return 0;
 }
 
+char *mail_known_id(const char *raw, size_t len)
+{
+	struct mail *m = xcalloc(1, sizeof(*m));
+	struct buf id = BUF_INIT, lf = BUF_INIT;
+	struct header h;
+	const char *bytes;
+	int i;
+
+	if (header_read(m, raw, len, &h) == 0)
+		read_message_id(m, &h);
+	for (i = 0; i < F_COUNT; i++)
+		free(h.body[i]);
+	if (m->message_id) {
+		buf_adds(&id, m->message_id);
+	} else {
+		/* as public-inbox does for mail without one: derived from the
+		 * bytes, as the archive keeps them (CRLF made LF), so that the
+		 * received and the archived copy are known alike */
+		bytes = rfc5322_lf(raw, &len, &lf);
+		repo_hash_hex(&id, bytes, len);
+		buf_adds(&id, "@perfbot.invalid");
+	}
+	mail_free(m);
+	buf_release(&lf);
+	return buf_detach(&id, NULL);
+}
+
 int mail_parse(const char *raw, size_t len, struct mail **out, struct buf *err)
 {
 	return mail_parse_with(raw, len, NULL, out, err);
@@ -1008,8 +545,6 @@ void mail_free(struct mail *m)
 	free(m->text_part.charset);
 	free(m->text_part.encoding);
 	free(m->quarantine);
-	for (i = 0; i < m->nr_problems; i++)
-		free(m->problems[i]);
-	free(m->problems);
+	problems_free(m->problems, m->nr_problems);
 	free(m);
 }

@@ -5,17 +5,19 @@
  * struct mail: one incoming message (untrusted), read once into plain
  * data that the rest of perfbot can trust (DESIGN.md §2, §7).
  *
- * The top-level header is read here, by a bounded RFC 5322 reader that
- * does not depend on libetpan: "From " (mbox) first lines are skipped,
- * lines end in LF or CRLF, continuation lines are unfolded (only the line
- * break is removed, so "a \n b" is "a  b"), obsolete syntax (white space
- * before the colon, comments, routes, CFWS inside ids and domains) is
- * read, and for the fields used here the first of several wins, with a
- * problem noted.  The body is found through MIME: a single-part message
- * is decoded here (quoted-printable, base64); a multipart one goes to
- * mime_find_text(), i.e. to libetpan in a child process (mime.h), and a
- * crash, hang or limit there leaves the mail quarantined (with the header
- * fields still read).
+ * The top-level header is read here, by the one RFC 5322 reader
+ * (rfc5322.h), which does not depend on libetpan: "From " (mbox) first
+ * lines are skipped, lines end in LF or CRLF, continuation lines are
+ * unfolded (only the line break is removed, so "a \n b" is "a  b"),
+ * obsolete syntax (white space before the colon, comments, routes, CFWS
+ * inside ids and domains) is read, and for the fields used here the first
+ * of several wins, with a problem noted.  Ids are read by rfc5322_ids(),
+ * addresses by address_list_read() (address.h), encoded-words by
+ * rfc2047_decode().  The body is found through MIME: a single-part
+ * message is decoded here (rfc2045.h: quoted-printable, base64); a
+ * multipart one goes to mime_find_text(), i.e. to libetpan in a child
+ * process (mime-child.h), and a crash, hang or limit there leaves the mail
+ * quarantined (with the header fields still read).
  *
  * Every string in a struct mail is valid UTF-8 without NUL (bad bytes
  * become U+FFFD), so it can go into JSON as it is; header text may hold
@@ -30,7 +32,7 @@
  *   MAIL_MAX_LINE      a header line longer than that drops its field;
  *   MAIL_MAX_FIELD     a field longer than that (unfolded) is dropped;
  *   MAIL_MAX_IDS       ids read from In-Reply-To or References;
- *   MAIL_MAX_ID        bytes in one Message-ID;
+ *   MAIL_MAX_ID        bytes in one Message-ID (both rfc5322.h's);
  *   ADDRESS_MAX_LIST   addresses read from one field (address.h);
  *   MAIL_MAX_PROBLEMS  problems listed (one more says the rest were cut).
  */
@@ -40,13 +42,14 @@
 
 #include "address.h"
 #include "buf.h"
+#include "rfc5322.h"
 
 #define MAIL_MAX_SIZE (32UL << 20)	/* bytes in one message */
 #define MAIL_MAX_HEADERS 1000		/* header fields */
 #define MAIL_MAX_LINE 65536		/* bytes in one header line */
 #define MAIL_MAX_FIELD (256 * 1024)	/* bytes in one unfolded field */
-#define MAIL_MAX_IDS 1000		/* ids in In-Reply-To or References */
-#define MAIL_MAX_ID 998			/* bytes in one Message-ID (a line) */
+#define MAIL_MAX_IDS RFC5322_MAX_IDS	/* ids in In-Reply-To or References */
+#define MAIL_MAX_ID RFC5322_MAX_ID	/* bytes in one Message-ID (a line) */
 #define MAIL_MAX_PROBLEMS 50		/* problems listed */
 
 /* The text part the text came from. */
@@ -92,7 +95,7 @@ struct mail {
 	int has_text_part;	/* text_part is set */
 	struct mail_text_part text_part;
 	int html_only;		/* no such part, but a text/html one */
-	size_t attachments;	/* attachments (mime.h says what counts) */
+	size_t attachments;	/* attachments (mime-child.h says what counts) */
 	char *quarantine;	/* NULL, or why the body could not be read */
 	char **problems;
 	size_t nr_problems;
@@ -116,26 +119,16 @@ int mail_parse_with(const char *raw, size_t len, const struct mail_options *opts
 void mail_free(struct mail *m);
 
 /*
- * The ids in an In-Reply-To or References field body: each "<...>" with
- * comments and white space inside removed; words outside brackets (the
- * obsolete phrases) are skipped.  An id that is empty, unterminated, not
- * printable ASCII, or longer than MAIL_MAX_ID is dropped with a problem
- * appended to problems (one line each, prefixed with field).  Appends at
- * most MAIL_MAX_IDS ids to *ids (malloc'd strings; the array grows as
- * ALLOC_GROW does).  Exported for the unit tests and for ingest.
+ * The Message-ID the mail raw[0..len) (untrusted) is known by: ingest
+ * files it under this id, and the store's recovery walk (store.h) finds
+ * it again under it in the archive, so this is the only place it is
+ * computed.  Its Message-ID field read exactly as mail_parse() reads it
+ * (m->message_id: the first such field, a bare id taken too); when there
+ * is none, "<git blob id of the bytes>@perfbot.invalid", the bytes taken
+ * with CRLF made LF as the archive stores them, so that the received and
+ * the archived copy of a mail give the same id.  Without <>; malloc'd,
+ * never NULL.
  */
-void mail_ids_parse(const char *field, const char *body, char ***ids, size_t *nr,
-		    size_t *alloc, struct buf *problems);
-
-/*
- * The addresses in a From, To or Cc field body (already unfolded):
- * groups are flattened, routes and comments dropped (a comment is the
- * name of an address that has none: "a@b (Name)"), display names decoded
- * (quoted pairs, RFC 2047, also inside quotes), empty elements skipped.
- * An element without local@domain is dropped with a problem.  Appends to
- * *list (grown like ALLOC_GROW), at most ADDRESS_MAX_LIST.
- */
-void mail_addresses_parse(const char *field, const char *body, struct address **list,
-			  size_t *nr, size_t *alloc, struct buf *problems);
+char *mail_known_id(const char *raw, size_t len);
 
 #endif

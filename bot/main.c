@@ -18,11 +18,14 @@ static const struct command {
 	int (*run)(int argc, char **argv, const struct cmd_options *opts);
 	const char *summary;
 } commands[] = {
+	{ "check", cmd_check, "check the configuration, repository, templates and servers" },
 	{ "digest", cmd_digest, "queue a digest of the open, fixed and closed reports" },
 	{ "ingest", cmd_ingest, "read new mail: keep and archive the replies to reports" },
 	{ "parse", cmd_parse, "show what perfbot reads from one mail, as JSON" },
+	{ "outbox", cmd_outbox, "list what waits to go out; hold, release, retry or drop a mail" },
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
 	{ "queue", cmd_queue, "check comparison JSONs and move them into the spool" },
+	{ "report", cmd_report, "set a report's state as the operator" },
 	{ "send", cmd_send, "take the spool into the outbox, deliver what is due, archive it" },
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "mbox.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -302,10 +303,11 @@ int mbox_fingerprint(struct mbox *m, int64_t offset, char hex[MBOX_FINGERPRINT_L
 		     struct buf *err)
 {
 	struct buf data = BUF_INIT;
-	unsigned char digest[32];
+	unsigned char digest[HASH_SHA256_RAWSZ];
+	struct buf h = BUF_INIT;
 	int64_t head, tail;
 	size_t before;
-	int i;
+	int r;
 
 	if (offset < 0 || offset > m->size)
 		return err_set(err, "%s: offset %" PRId64 " is past the end (%" PRId64 " bytes)",
@@ -323,81 +325,12 @@ int mbox_fingerprint(struct mbox *m, int64_t offset, char hex[MBOX_FINGERPRINT_L
 		return -1;
 	}
 	data.len += (size_t)(head + tail);
-	mbox_sha256(data.data, data.len, digest);
+	r = hash_sha256(data.data, data.len, digest, err);
 	buf_release(&data);
-	for (i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+	if (r < 0)
+		return err_prefix(err, "%s: ", m->path);
+	hash_hex(&h, digest, sizeof(digest));
+	memcpy(hex, h.data, MBOX_FINGERPRINT_LEN + 1);
+	buf_release(&h);
 	return 0;
-}
-
-/* SHA-256 (FIPS 180-4), small and slow: it hashes at most 8 KiB a call. */
-static const uint32_t sha256_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static uint32_t ror(uint32_t x, int n)
-{
-	return (x >> n) | (x << (32 - n));
-}
-
-static void sha256_block(uint32_t h[8], const unsigned char *p)
-{
-	uint32_t w[64], v[8], t1, t2;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (; i < 64; i++)
-		w[i] = w[i - 16] + (ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3)) +
-		       w[i - 7] + (ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10));
-	memcpy(v, h, sizeof(v));
-	for (i = 0; i < 64; i++) {
-		t1 = v[7] + (ror(v[4], 6) ^ ror(v[4], 11) ^ ror(v[4], 25)) +
-		     ((v[4] & v[5]) ^ (~v[4] & v[6])) + sha256_k[i] + w[i];
-		t2 = (ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22)) +
-		     ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
-		memmove(v + 1, v, 7 * sizeof(v[0]));
-		v[4] += t1;
-		v[0] = t1 + t2;
-	}
-	for (i = 0; i < 8; i++)
-		h[i] += v[i];
-}
-
-void mbox_sha256(const void *data, size_t n, unsigned char digest[32])
-{
-	uint32_t h[8] = {
-		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-	};
-	const unsigned char *p = data;
-	unsigned char last[128] = { 0 };
-	uint64_t bits = (uint64_t)n * 8;
-	size_t rest, total, i;
-
-	for (; n >= 64; n -= 64, p += 64)
-		sha256_block(h, p);
-	rest = n;
-	memcpy(last, p, rest);
-	last[rest] = 0x80;
-	total = rest + 1 + 8 <= 64 ? 64 : 128;
-	for (i = 0; i < 8; i++)
-		last[total - 1 - i] = (unsigned char)(bits >> (8 * i));
-	sha256_block(h, last);
-	if (total == 128)
-		sha256_block(h, last + 64);
-	for (i = 0; i < 8; i++) {
-		digest[4 * i] = (unsigned char)(h[i] >> 24);
-		digest[4 * i + 1] = (unsigned char)(h[i] >> 16);
-		digest[4 * i + 2] = (unsigned char)(h[i] >> 8);
-		digest[4 * i + 3] = (unsigned char)h[i];
-	}
 }

@@ -99,7 +99,4 @@ int mbox_fingerprint(struct mbox *m, int64_t offset, char hex[MBOX_FINGERPRINT_L
 /* Closes the file; accepts NULL. */
 void mbox_free(struct mbox *m);
 
-/* SHA-256 of data[0..n-1], for the fingerprint; exported for its tests. */
-void mbox_sha256(const void *data, size_t n, unsigned char digest[32]);
-
 #endif

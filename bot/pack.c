@@ -8,10 +8,11 @@
 
 #include <git2/errors.h>
 #include <git2/odb.h>
+#include <git2/oid.h>
 #include <zlib.h>
 
 #include "pack.h"
-#include "sha1.h"
+#include "hash.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -22,7 +23,7 @@
 #define WRITEBACK_BYTES (1u << 20)	/* bytes written between writeback hints */
 
 struct entry {
-	git_oid id;
+	unsigned char id[PACK_ID_RAWSZ];
 	uint32_t crc;		/* CRC-32 of the object's bytes in the pack */
 	uint32_t offset;	/* from the start of the pack file */
 };
@@ -111,23 +112,23 @@ int pack_is_temporary(const char *name)
 
 /* ---- the set of ids ---- */
 
-static size_t slot_of(const struct pack *p, const git_oid *id)
+static size_t slot_of(const struct pack *p, const unsigned char *id)
 {
 	uint32_t h;
 
-	memcpy(&h, id->id, sizeof(h));	/* ids are uniformly distributed */
+	memcpy(&h, id, sizeof(h));	/* ids are uniformly distributed */
 	return h & (p->nr_slots - 1);
 }
 
 /* The index of the entry with this id, or -1. */
-static long entry_find(const struct pack *p, const git_oid *id)
+static long entry_find(const struct pack *p, const unsigned char *id)
 {
 	size_t i;
 
 	if (!p->nr_slots)
 		return -1;
 	for (i = slot_of(p, id); p->slots[i]; i = (i + 1) & (p->nr_slots - 1))
-		if (git_oid_equal(&p->v[p->slots[i] - 1].id, id))
+		if (!memcmp(p->v[p->slots[i] - 1].id, id, PACK_ID_RAWSZ))
 			return (long)p->slots[i] - 1;
 	return -1;
 }
@@ -136,7 +137,7 @@ static void slot_put(struct pack *p, size_t entry)
 {
 	size_t i;
 
-	for (i = slot_of(p, &p->v[entry].id); p->slots[i]; i = (i + 1) & (p->nr_slots - 1))
+	for (i = slot_of(p, p->v[entry].id); p->slots[i]; i = (i + 1) & (p->nr_slots - 1))
 		;
 	p->slots[i] = (uint32_t)entry + 1;
 }
@@ -157,18 +158,18 @@ static void slots_grow(struct pack *p)
 
 /* ---- adding ---- */
 
-static int type_code(git_object_t type)
+/* libgit2's name for a type (its numbers are the pack's type codes). */
+static git_object_t git_type(enum pack_type type)
 {
 	switch (type) {
-	case GIT_OBJECT_COMMIT:
-		return 1;
-	case GIT_OBJECT_TREE:
-		return 2;
-	case GIT_OBJECT_BLOB:
-		return 3;
-	default:
-		return -1;
+	case PACK_COMMIT:
+		return GIT_OBJECT_COMMIT;
+	case PACK_TREE:
+		return GIT_OBJECT_TREE;
+	case PACK_BLOB:
+		return GIT_OBJECT_BLOB;
 	}
+	return GIT_OBJECT_INVALID;
 }
 
 /* The object's header in a pack: type and size, 7 bits a byte, low first. */
@@ -308,21 +309,23 @@ static int out_flush(struct pack *p, struct buf *err)
 	return 0;
 }
 
-int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
-	     git_oid *id, struct buf *err)
+int pack_add(struct pack *p, enum pack_type type, const void *data, size_t len,
+	     unsigned char id[PACK_ID_RAWSZ], struct buf *err)
 {
 	unsigned char head[ENTRY_HEADER_MAX];
 	size_t start, hlen, zlen;
-	int code = type_code(type);
+	git_object_t gtype = git_type(type);
 	struct entry *e;
+	git_oid oid;
 
-	if (code < 0)
+	if (gtype == GIT_OBJECT_INVALID)
 		return err_set(err, "pack: object type %d cannot be packed", (int)type);
-	if (git_odb_hash(id, data, len, type) < 0) {
+	if (git_odb_hash(&oid, data, len, gtype) < 0) {
 		const git_error *ge = git_error_last();
 
 		return err_set(err, "pack: hashing an object: %s", ge && ge->message ? ge->message : "failed");
 	}
+	memcpy(id, oid.id, PACK_ID_RAWSZ);
 	if (entry_find(p, id) >= 0)
 		return 0;
 	if (p->nr >= PACK_OBJECTS_MAX)
@@ -337,7 +340,7 @@ int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
 	if (p->out.len >= WRITE_CHUNK && out_flush(p, err) < 0)
 		return -1;
 	start = p->out.len;
-	hlen = entry_header(head, code, len);
+	hlen = entry_header(head, (int)type, len);
 	buf_add(&p->out, head, hlen);
 	if (!(zlen = deflate_into(p, data, len, err))) {
 		buf_truncate(&p->out, start);
@@ -349,7 +352,7 @@ int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
 	slots_grow(p);
 	ALLOC_GROW(p->v, p->nr + 1, p->alloc);
 	e = &p->v[p->nr];
-	e->id = *id;
+	memcpy(e->id, id, PACK_ID_RAWSZ);
 	e->offset = (uint32_t)(PACK_HEADER + p->size);
 	e->crc = (uint32_t)crc32(0, (const Bytef *)p->out.data + start, (uInt)(hlen + zlen));
 	slot_put(p, p->nr);
@@ -369,16 +372,17 @@ static void put32(struct buf *b, uint32_t v)
 
 static int cmp_entry(const void *a, const void *b)
 {
-	return git_oid_cmp(&(*(const struct entry *const *)a)->id, &(*(const struct entry *const *)b)->id);
+	return memcmp((*(const struct entry *const *)a)->id, (*(const struct entry *const *)b)->id,
+		      PACK_ID_RAWSZ);
 }
 
 /* The version 2 index of the pack whose checksum is sum. */
-static void index_build(const struct pack *p, const unsigned char sum[SHA1_RAWSZ], struct buf *idx,
-			struct sha1 *h)
+static void index_build(const struct pack *p, const unsigned char sum[HASH_SHA1_RAWSZ], struct buf *idx,
+			struct hash_sha1 *h)
 {
 	static const unsigned char magic[4] = { 0xff, 't', 'O', 'c' };
 	const struct entry **sorted = xcalloc(p->nr, sizeof(*sorted));
-	unsigned char own[SHA1_RAWSZ];
+	unsigned char own[HASH_SHA1_RAWSZ];
 	uint32_t count = 0;
 	size_t i, k = 0;
 
@@ -388,22 +392,22 @@ static void index_build(const struct pack *p, const unsigned char sum[SHA1_RAWSZ
 	buf_add(idx, magic, sizeof(magic));
 	put32(idx, 2);
 	for (i = 0; i < 256; i++) {
-		while (k < p->nr && sorted[k]->id.id[0] == i) {
+		while (k < p->nr && sorted[k]->id[0] == i) {
 			k++;
 			count++;
 		}
 		put32(idx, count);
 	}
 	for (i = 0; i < p->nr; i++)
-		buf_add(idx, sorted[i]->id.id, GIT_OID_RAWSZ);
+		buf_add(idx, sorted[i]->id, PACK_ID_RAWSZ);
 	for (i = 0; i < p->nr; i++)
 		put32(idx, sorted[i]->crc);
 	for (i = 0; i < p->nr; i++)
 		put32(idx, sorted[i]->offset);	/* < 2^31: no 64-bit table */
-	buf_add(idx, sum, SHA1_RAWSZ);
-	sha1_update(h, idx->data, idx->len);
-	sha1_final(h, own);
-	buf_add(idx, own, SHA1_RAWSZ);
+	buf_add(idx, sum, HASH_SHA1_RAWSZ);
+	hash_sha1_update(h, idx->data, idx->len);
+	hash_sha1_final(h, own);
+	buf_add(idx, own, HASH_SHA1_RAWSZ);
 	free(sorted);
 }
 
@@ -454,12 +458,12 @@ static int dir_sync(const char *dir, struct buf *err)
 
 /* The SHA-1 of the pack file's first n bytes, read back: the header
  * changed after the objects were written, as in git fast-import. */
-static int file_sum(struct pack *p, uint64_t n, unsigned char sum[SHA1_RAWSZ], struct buf *err)
+static int file_sum(struct pack *p, uint64_t n, unsigned char sum[HASH_SHA1_RAWSZ], struct buf *err)
 {
-	struct sha1 h;
+	struct hash_sha1 h;
 	uint64_t at = 0;
 
-	if (sha1_init(&h, err) < 0)
+	if (hash_sha1_init(&h, err) < 0)
 		return -1;
 	buf_grow(&p->out, WRITE_CHUNK);
 	while (at < n) {
@@ -469,14 +473,14 @@ static int file_sum(struct pack *p, uint64_t n, unsigned char sum[SHA1_RAWSZ], s
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
-			sha1_release(&h);
+			hash_sha1_release(&h);
 			return err_set(err, "cannot read %s back: %s", p->path.data,
 				       got ? strerror(errno) : "it is shorter than written");
 		}
-		sha1_update(&h, p->out.data, (size_t)got);
+		hash_sha1_update(&h, p->out.data, (size_t)got);
 		at += (uint64_t)got;
 	}
-	sha1_final(&h, sum);
+	hash_sha1_final(&h, sum);
 	return 0;
 }
 
@@ -501,9 +505,9 @@ static int pwrite_all(int fd, const void *data, size_t n, off_t at)
 int pack_write(struct pack *p, struct buf *err)
 {
 	struct buf idx = BUF_INIT, tmp_idx = BUF_INIT, name = BUF_INIT, count = BUF_INIT;
-	unsigned char sum[SHA1_RAWSZ];
+	unsigned char sum[HASH_SHA1_RAWSZ];
 	uint64_t end = PACK_HEADER + p->size;
-	struct sha1 h = { 0 };
+	struct hash_sha1 h = { 0 };
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid named;
 	int rc = -1;
@@ -525,7 +529,7 @@ int pack_write(struct pack *p, struct buf *err)
 		err_set(err, "cannot write %s: %s", p->path.data, strerror(errno));
 		goto out;
 	}
-	if (sha1_init(&h, err) < 0)
+	if (hash_sha1_init(&h, err) < 0)
 		goto out;
 	index_build(p, sum, &idx, &h);
 	/* the pack is named for its checksum, written as git writes ids */
@@ -555,7 +559,7 @@ int pack_write(struct pack *p, struct buf *err)
 	pack_clear(p);
 	rc = 0;
 out:
-	sha1_release(&h);
+	hash_sha1_release(&h);
 	if (tmp_idx.len)
 		unlink(tmp_idx.data);
 	buf_release(&idx);

@@ -39,13 +39,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <git2/oid.h>
-#include <git2/types.h>
-
 #include "buf.h"
 
 #define PACK_OBJECTS_MAX (1u << 24)
 #define PACK_BYTES_MAX ((size_t)1 << 31)
+#define PACK_ID_RAWSZ 20	/* bytes of an object id (SHA-1) */
+
+/* The kinds of object a pack holds here; the values are git's type codes
+ * in a pack entry. */
+enum pack_type {
+	PACK_COMMIT = 1,
+	PACK_TREE = 2,
+	PACK_BLOB = 3,
+};
 
 struct pack;
 
@@ -57,13 +63,13 @@ void pack_free(struct pack *p);
 
 /*
  * Adds an object of type (blob, tree or commit) with the given contents
- * and sets *id to its object id.  An object already in this pack is not
+ * and sets id to its object id (raw, as in a tree entry).  An object already in this pack is not
  * added twice (its id is still set).  -1 with a message when a limit
  * above is reached, zlib fails, or the file cannot be made or written
  * (the message names it); the pack then holds what it held before.
  */
-int pack_add(struct pack *p, git_object_t type, const void *data, size_t len,
-	     git_oid *id, struct buf *err);
+int pack_add(struct pack *p, enum pack_type type, const void *data, size_t len,
+	     unsigned char id[PACK_ID_RAWSZ], struct buf *err);
 
 /* Objects and bytes (compressed, with their headers) in the pack. */
 size_t pack_objects(const struct pack *p);

@@ -238,6 +238,8 @@ int render_report(struct render_env *env, const struct render_request *req,
 	if (req->parent)
 		buf_addf(&id, "followup of %s at %lld\n", req->parent->message_id,
 			 (long long)req->created);
+	else if (req->after)
+		buf_addf(&id, "after %s\n", req->after);
 	out->identity = xstrdup(id.data);
 	if (req->message_id) {
 		if (message_check_id(req->message_id, err) < 0)

@@ -41,6 +41,12 @@ struct render_request {
 	const char *template_name;	/* NULL: perfbot.template (render_template() says
 					 * which a follow-up takes) */
 	const struct render_parent *parent;	/* NULL: a new report */
+	const char *after;		/* a new report only: the Message-ID of an
+					 * earlier report of the same comparison that
+					 * is not its parent (one redirected, dropped
+					 * or failed), or NULL; the minted Message-ID
+					 * then hashes it too, so the two never share
+					 * one, even within the same minute */
 };
 
 struct rendered {

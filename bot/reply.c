@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "header.h"
+#include "problem.h"
 #include "reply.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -28,20 +29,13 @@ static void problem(struct reply *r, const char *fmt, ...) __attribute__((format
 
 static void problem(struct reply *r, const char *fmt, ...)
 {
-	struct buf b = BUF_INIT;
+	const struct problems p = { &r->problems, &r->nr_problems, REPLY_MAX_PROBLEMS,
+				    "more problems in the text were not listed" };
 	va_list ap;
 
-	if (r->nr_problems > REPLY_MAX_PROBLEMS)
-		return;
-	if (r->nr_problems == REPLY_MAX_PROBLEMS) {
-		buf_adds(&b, "more problems in the text were not listed");
-	} else {
-		va_start(ap, fmt);
-		buf_vaddf(&b, fmt, ap);
-		va_end(ap);
-	}
-	r->problems = xrealloc(r->problems, (r->nr_problems + 1) * sizeof(char *));
-	r->problems[r->nr_problems++] = buf_detach(&b, NULL);
+	va_start(ap, fmt);
+	problem_vadd(&p, fmt, ap);
+	va_end(ap);
 }
 
 static int is_space(char c)
@@ -285,8 +279,6 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 	if (i == sizeof(known) / sizeof(known[0]) || n >= sizeof(name)) {
 		header_quote_input(&q, raw.data);
 		problem(s->r, "line %zu: unknown command #perfbot %s", lineno, q.data);
-	} else if (known[i].needs_args && !args.n) {
-		problem(s->r, "line %zu: #perfbot %s needs an argument", lineno, known[i].name);
 	} else {
 		snprintf(name, sizeof(name), "%s", known[i].name);
 		if (!strcmp(name, "dup-of") && args.n >= 2 && args.p[0] == '<' &&
@@ -295,7 +287,11 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 			args.n -= 2;
 			args = trim(args);
 		}
-		add_command(s, name, args, lineno);
+		/* after the brackets: "dup-of: <>" has no argument either */
+		if (known[i].needs_args && !args.n)
+			problem(s->r, "line %zu: #perfbot %s needs an argument", lineno, known[i].name);
+		else
+			add_command(s, name, args, lineno);
 	}
 	buf_release(&q);
 	buf_release(&raw);
@@ -568,8 +564,6 @@ void reply_free(struct reply *r)
 		free(r->trailers[i].value);
 	}
 	free(r->trailers);
-	for (i = 0; i < r->nr_problems; i++)
-		free(r->problems[i]);
-	free(r->problems);
+	problems_free(r->problems, r->nr_problems);
 	free(r);
 }

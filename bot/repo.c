@@ -153,7 +153,8 @@ static const char *tag_for(struct repo *r, const git_oid *commit)
 
 	if (!r->tags_loaded) {
 		git_tag_foreach(r->git, collect_tag, r);
-		qsort(r->tags, r->nr_tags, sizeof(*r->tags), tag_cmp);
+		if (r->nr_tags)	/* qsort(NULL, 0) is undefined */
+			qsort(r->tags, r->nr_tags, sizeof(*r->tags), tag_cmp);
 		r->tags_loaded = 1;
 	}
 	hi = r->nr_tags;
@@ -412,4 +413,55 @@ void repo_hash8(struct buf *out, const char *text, size_t len)
 	repo_hash_hex(&hex, text, len);
 	buf_add(out, hex.data, 8);
 	buf_release(&hex);
+}
+
+int repo_tree_file(struct repo *r, const char *id, const char *path, size_t limit,
+		   struct buf *out, char blob_id[41], struct buf *err)
+{
+	git_oid oid;
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	git_object_size_t size;
+	int e, ret = -1;
+
+	if (!limit)
+		limit = REPO_MAX_TREE_FILE;
+	if (strlen(id) != GIT_OID_HEXSZ || git_oid_fromstrn(&oid, id, GIT_OID_HEXSZ) < 0)
+		return err_set(err, "'%s' is not a full commit id", id);
+	if (git_commit_lookup(&c, r->git, &oid) < 0)
+		return gitlib_fail(err, id);
+	if (git_commit_tree(&tree, c) < 0) {
+		gitlib_fail(err, id);
+		goto out;
+	}
+	e = git_tree_entry_bypath(&entry, tree, path);
+	if (e == GIT_ENOTFOUND || (e == 0 && git_tree_entry_type(entry) != GIT_OBJECT_BLOB)) {
+		ret = 1;	/* no such file, or a directory or submodule */
+		goto out;
+	}
+	if (e < 0) {
+		gitlib_fail(err, path);
+		goto out;
+	}
+	if (git_blob_lookup(&blob, r->git, git_tree_entry_id(entry)) < 0) {
+		gitlib_fail(err, path);
+		goto out;
+	}
+	size = git_blob_rawsize(blob);
+	if (size > limit) {
+		err_set(err, "%s in commit %.12s: %llu bytes, more than %zu", path, id,
+			(unsigned long long)size, limit);
+		goto out;
+	}
+	buf_add(out, git_blob_rawcontent(blob), (size_t)size);
+	git_oid_tostr(blob_id, 41, git_tree_entry_id(entry));
+	ret = 0;
+out:
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return ret;
 }

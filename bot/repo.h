@@ -62,6 +62,23 @@ void commit_info_release(struct commit_info *ci);
 /* A deep copy of src into dst (release it as any). */
 void commit_info_copy(struct commit_info *dst, const struct commit_info *src);
 
+/* Files read from a commit's tree: at most this many bytes. */
+#define REPO_MAX_TREE_FILE (16u << 20)
+
+/*
+ * Reads the file at path (e.g. "MAINTAINERS", no leading '/') in the tree
+ * of commit id (40 hex digits, as struct commit_info has it), appending
+ * its bytes to out (at most limit, 0 for REPO_MAX_TREE_FILE) and setting
+ * blob_id to the 40 hex digits of its blob, so that a caller can keep
+ * what it made of a blob once per run.  0 when read; 1 when the tree has
+ * no such file (or path names a directory or a submodule): not an error,
+ * out untouched; -1 with a message for an unknown commit, an unreadable
+ * object or a file larger than the limit.  Only git objects are read: a
+ * work tree, when there is one, is not looked at.
+ */
+int repo_tree_file(struct repo *r, const char *id, const char *path, size_t limit,
+		   struct buf *out, char blob_id[41], struct buf *err);
+
 /* Appends the 40 hex digits of the SHA-1 git gives text as a blob (what
  * `git hash-object --stdin` prints for it); repo_hash8() the first 8. */
 void repo_hash_hex(struct buf *out, const char *text, size_t len);

@@ -1,8 +1,12 @@
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +51,8 @@ struct smtp_session {
 	int (*gate)(void *ctx, struct buf *err);	/* smtp_set_gate() */
 	void *gate_ctx;
 	struct streambound bound;	/* a reply passed SMTP_REPLY_BYTES_MAX; the server went away */
+	char helo[SMTP_HOST_MAX + 3];	/* the EHLO name said */
+	struct buf ehlo;	/* the last EHLO reply's lines, code stripped, '\n'-ended */
 };
 
 void smtp_set_gate(struct smtp_session *s, int (*gate)(void *ctx, struct buf *err), void *ctx)
@@ -431,7 +437,91 @@ static void session_free(struct smtp_session *s)
 	}
 	free(s->server);
 	free(s->where);
+	buf_release(&s->ehlo);
 	free(s);
+}
+
+/* The server's EHLO lines (untrusted), each made printable and cut as a
+ * reply text is, at most 64 of them. */
+static void ehlo_keep(struct buf *out, const char *response)
+{
+	const char *p = response;
+	int lines = 0;
+
+	while (*p && lines++ < 64) {
+		size_t n = strcspn(p, "\r\n");
+
+		if (n) {
+			size_t i, keep = n > 200 ? 200 : n;
+
+			for (i = 0; i < keep; i++)
+				buf_addc(out, p[i] >= ' ' && p[i] < 0x7f ? p[i] : '?');
+			buf_addc(out, '\n');
+		}
+		p += n;
+		p += strspn(p, "\r\n");
+	}
+}
+
+int smtp_helo_choose(const char *hostname, const char *canonical, const char *local_literal,
+		     int loopback, char *out, size_t size)
+{
+	const char *best = NULL;
+
+	/* a name with a dot that is not localhost's: the host's FQDN */
+	if (canonical && strchr(canonical, '.') && strncasecmp(canonical, "localhost", 9))
+		best = canonical;
+	else if (hostname && strchr(hostname, '.') && strncasecmp(hostname, "localhost", 9))
+		best = hostname;
+	if (!best && loopback)
+		best = "localhost";
+	if (!best)
+		best = local_literal;
+	if (!best || !*best || strlen(best) >= size || strlen(best) > SMTP_HOST_MAX + 2)
+		return -1;
+	snprintf(out, size, "%s", best);
+	return 0;
+}
+
+/* The EHLO name when smtp.heloName is not set: the host's fully qualified
+ * name, never "localhost" to a server that is not on loopback (then the
+ * address literal of the connection's own end, as RFC 5321 §4.1.4 allows). */
+static void helo_default(struct smtp_session *s, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[256] = "", literal[INET6_ADDRSTRLEN + 8] = "", addr[INET6_ADDRSTRLEN] = "";
+	char *canonical = NULL;
+	int loopback = 0;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0) {
+		if (ss.ss_family == AF_INET) {
+			const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &in->sin_addr, addr, sizeof(addr));
+			snprintf(literal, sizeof(literal), "[%s]", addr);
+			loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+		} else if (ss.ss_family == AF_INET6) {
+			const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &in6->sin6_addr, addr, sizeof(addr));
+			snprintf(literal, sizeof(literal), "[IPv6:%s]", addr);
+			loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+		}
+	}
+	if (gethostname(host, sizeof(host) - 1) == 0 && *host && !strchr(host, '.')) {
+		struct addrinfo hints, *ai = NULL;
+
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_flags = AI_CANONNAME;
+		if (getaddrinfo(host, NULL, &hints, &ai) == 0 && ai && ai->ai_canonname)
+			canonical = xstrdup(ai->ai_canonname);
+		if (ai)
+			freeaddrinfo(ai);
+	}
+	if (smtp_helo_choose(host, canonical, literal, loopback, s->helo, sizeof(s->helo)) < 0)
+		snprintf(s->helo, sizeof(s->helo), "%s", *literal ? literal : "localhost");
+	free(canonical);
 }
 
 static enum smtp_status say_ehlo(struct smtp_session *s, const char *name, struct buf *err)
@@ -447,6 +537,9 @@ static enum smtp_status say_ehlo(struct smtp_session *s, const char *name, struc
 	code = command_end(s);
 	if (code != 250)
 		return command_failed(s, code, "", err);
+	buf_reset(&s->ehlo);
+	if (s->smtp->response)
+		ehlo_keep(&s->ehlo, s->smtp->response);
 	mailesmtp_parse_ehlo(s->smtp);
 	return SMTP_OK;
 }
@@ -562,6 +655,10 @@ static enum smtp_status session_open(struct smtp_session *s, const struct smtp_o
 	}
 	mailsmtp_set_timeout(s->smtp, o->timeout);
 	log_line(s, "* connected to %s", s->where);
+	if (o->helo_name)
+		snprintf(s->helo, sizeof(s->helo), "%s", o->helo_name);
+	else
+		helo_default(s, fd);
 
 	clock_gettime(CLOCK_MONOTONIC, &s->start);
 	if (o->encryption == SMTP_SSL) {
@@ -608,7 +705,7 @@ static enum smtp_status session_open(struct smtp_session *s, const struct smtp_o
 		return command_failed(s, code, "", err);
 	}
 
-	st = say_ehlo(s, o->helo_name ? o->helo_name : "localhost", err);
+	st = say_ehlo(s, s->helo, err);
 	if (st)
 		return st;
 	if (o->encryption == SMTP_STARTTLS) {
@@ -617,7 +714,7 @@ static enum smtp_status session_open(struct smtp_session *s, const struct smtp_o
 			s->alive = 0;
 			return st;
 		}
-		st = say_ehlo(s, o->helo_name ? o->helo_name : "localhost", err);
+		st = say_ehlo(s, s->helo, err);
 		if (st)
 			return st;
 	}
@@ -860,4 +957,27 @@ out:
 			res->rcpt[i].status = st;
 	res->status = st;
 	return st;
+}
+
+const char *smtp_ehlo_name(const struct smtp_session *s)
+{
+	return s->helo;
+}
+
+const char *smtp_ehlo_reply(const struct smtp_session *s)
+{
+	return s->ehlo.data;
+}
+
+void smtp_options_init(struct smtp_options *o, const struct config *c, const char *password)
+{
+	memset(o, 0, sizeof(*o));
+	o->server = c->smtp_server;
+	o->port = c->smtp_port;
+	o->encryption = c->smtp_encryption;
+	o->user = c->smtp_user;
+	o->password = password;
+	o->ca_file = c->smtp_ca_file;
+	o->timeout = c->smtp_timeout;
+	o->helo_name = c->smtp_helo_name;
 }

@@ -75,7 +75,8 @@ struct smtp_options {
 	const char *auth_mechanism;	/* "PLAIN" or "LOGIN"; NULL = PLAIN */
 	const char *ca_file;		/* PEM CAs to trust; NULL = the system trust */
 	int timeout;			/* seconds, 1..SMTP_TIMEOUT_MAX */
-	const char *helo_name;		/* the EHLO name; NULL = "localhost" */
+	const char *helo_name;		/* the EHLO name; NULL: the host's fully qualified
+					 * name (smtp_helo_choose()) */
 	struct buf *log;		/* non-NULL: the conversation is appended, one
 					 * "> command" or "< reply" per line (AUTH data
 					 * and message bytes left out) */
@@ -166,6 +167,27 @@ int smtp_alive(const struct smtp_session *s);
 
 /* Sends QUIT when the connection is alive, closes it and frees s; accepts NULL. */
 void smtp_close(struct smtp_session *s);
+
+/* The options smtp.* of c give (password: the one read from
+ * smtp.passwordFile, or NULL); log unset. */
+void smtp_options_init(struct smtp_options *o, const struct config *c, const char *password);
+
+/*
+ * The EHLO name when none is configured, from what the host says of
+ * itself: its canonical name (getaddrinfo of hostname) or its host name,
+ * whichever has a dot and is not localhost; else "localhost" to a
+ * loopback server and, to any other, the address literal of the
+ * connection's own end ("[192.0.2.7]"), so that no relay ever sees a
+ * bare "localhost".  Pure.  0 with out set, -1 when nothing fits.
+ */
+int smtp_helo_choose(const char *hostname, const char *canonical, const char *local_literal,
+		     int loopback, char *out, size_t size);
+
+/* The EHLO name the session said, and the server's answer to the last
+ * EHLO: its lines without the code, one a line, made printable ("" when
+ * none).  For `perfbot check`. */
+const char *smtp_ehlo_name(const struct smtp_session *s);
+const char *smtp_ehlo_reply(const struct smtp_session *s);
 
 /* "ok", "temporary" or "permanent". */
 const char *smtp_status_name(enum smtp_status status);

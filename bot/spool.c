@@ -505,6 +505,21 @@ done:
 	return ret;
 }
 
+int spool_peek_incoming(const char *dir, struct spool_names *out, struct buf *err)
+{
+	struct list_ctx ctx = { out, err };
+	struct buf path = BUF_INIT;
+	size_t first = out->nr;
+	int ret;
+
+	spool_incoming_path(&path, dir, NULL);
+	ret = dir_each(path.data, list_one, &ctx, err) ? -1 : 0;
+	if (out->nr > first)
+		qsort(out->v + first, out->nr - first, sizeof(*out->v), cmp_names);
+	buf_release(&path);
+	return ret;
+}
+
 /* ---- rejecting and removing ------------------------------------------ */
 
 /* Writes text to path atomically: path's directory/.tmp-BASE, fsync,
@@ -617,6 +632,74 @@ int spool_done(const char *dir, const char *name, struct buf *err)
 	ret = fsync_dir(path.data, err);
 done:
 	buf_release(&path);
+	return ret;
+}
+
+/* The spool name a rejected file had: spool_reject() puts "N-" in front
+ * when rejected/ held the name already. */
+static const char *unrejected_name(const char *name)
+{
+	const char *p = name;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p > name && *p == '-' && spool_name_is_spool(p + 1))
+		return p + 1;
+	return name;
+}
+
+int spool_requeue(const char *dir, const char *name, struct buf *queued, struct buf *err)
+{
+	struct buf from = BUF_INIT, to = BUF_INIT, why = BUF_INIT, rdir = BUF_INIT, idir = BUF_INIT;
+	const char *target = unrejected_name(name);
+	size_t len = strlen(name);
+	struct stat sb;
+	int ret = -1;
+
+	if (check_name(name, err) < 0)
+		return -1;
+	if (len > 4 && !strcmp(name + len - 4, ".why"))
+		return err_set(err, "%s is the reason of a rejected file, not one: name the file itself",
+			       name);
+	spool_path(&from, dir, "rejected", name);
+	spool_path(&rdir, dir, "rejected", NULL);
+	spool_incoming_path(&idir, dir, NULL);
+	if (lstat(from.data, &sb) < 0) {
+		err_set(err, "%s: %s (perfbot status counts the rejected files; they are in %s)", from.data,
+			strerror(errno), rdir.data);
+		goto done;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		err_set(err, "%s: not a regular file", from.data);
+		goto done;
+	}
+	if (spool_mkdirs(dir, "incoming", err) < 0)
+		goto done;
+	spool_incoming_path(&to, dir, target);
+	/* the file first, then its reason: a kill between the two leaves a
+	 * .why alone, which spool_reject() takes as a free name */
+	if (move_noreplace(from.data, to.data) < 0) {
+		err_set(err, "%s: cannot move to %s: %s", from.data, to.data, strerror(errno));
+		goto done;
+	}
+	if (fsync_dir(idir.data, err) < 0)
+		goto done;
+	buf_addf(&why, "%s.why", from.data);
+	if (unlink(why.data) < 0 && errno != ENOENT) {
+		err_set(err, "%s: cannot remove: %s", why.data, strerror(errno));
+		goto done;
+	}
+	if (fsync_dir(rdir.data, err) < 0)
+		goto done;
+	if (queued)
+		buf_adds(queued, target);
+	ret = 0;
+done:
+	buf_release(&from);
+	buf_release(&to);
+	buf_release(&why);
+	buf_release(&rdir);
+	buf_release(&idir);
 	return ret;
 }
 

@@ -86,6 +86,12 @@ int spool_queue_file(const char *dir, const char *path, int64_t now, struct buf 
 int spool_list_incoming(const char *dir, int64_t now, struct spool_names *out,
 			struct buf *err);
 
+/* Appends to *out the names in DIR/spool/incoming, sorted, as
+ * spool_list_incoming() does but renaming nothing (for status, which
+ * changes nothing): a producer's file is listed under its own name.
+ * 0 or -1. */
+int spool_peek_incoming(const char *dir, struct spool_names *out, struct buf *err);
+
 /* Sets *out to DIR/spool/incoming/NAME (for reading the file). */
 void spool_incoming_path(struct buf *out, const char *dir, const char *name);
 
@@ -105,6 +111,17 @@ int spool_reject(const char *dir, const char *name, const char *why, struct buf 
  * rerun after a crash).  0 or -1.
  */
 int spool_done(const char *dir, const char *name, struct buf *err);
+
+/*
+ * Takes rejected/NAME back into incoming/ under the spool name it had
+ * (without the "N-" spool_reject() may have put in front), and removes
+ * its NAME.why, in that order: a file is in exactly one of the two
+ * folders, and a kill between the two steps leaves a .why alone.  The
+ * name used is appended to *queued (may be NULL).  -1 with a message
+ * (nothing changed) when there is no such rejected file, NAME is a .why,
+ * or incoming/ has that name already.
+ */
+int spool_requeue(const char *dir, const char *name, struct buf *queued, struct buf *err);
 
 /* Counts the files spool_list_incoming() would list, and the rejected
  * files (without their .why).  Missing directories count 0.  0 or -1. */

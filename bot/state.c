@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "lock.h"
 #include "state.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -41,12 +41,17 @@ struct state {
 };
 
 struct state_lock {
-	int fd;
+	struct lock *lock;	/* DIR/lock (lock.h) */
 };
 
 static const char *const kind_names[] = { "report", "followup", "notice", "digest" };
 static const char *const status_names[] = { "queued", "sending", "sent", "failed" };
 static const char *const verdict_names[] = { "open", "invalid", "fixed", "duplicate" };
+static const char *const mark_names[] = { "", "held", "dropped" };
+static const char *const rcpt_status_names[] = { "delivered", "deferred", "refused" };
+static const char *const action_names[] = { "hold", "release", "retry", "drop" };
+/* the command an operator's verdict is recorded as, a maintainer's word */
+static const char *const verdict_commands[] = { "reopen", "invalid", "fixed", "duplicate" };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -63,6 +68,33 @@ const char *state_status_name(enum state_status s)
 const char *state_verdict_name(enum state_verdict v)
 {
 	return (size_t)v < N(verdict_names) ? verdict_names[v] : "?";
+}
+
+const char *state_mark_name(enum state_mark m)
+{
+	return (size_t)m < N(mark_names) ? mark_names[m] : "?";
+}
+
+const char *state_rcpt_status_name(enum state_rcpt_status s)
+{
+	return (size_t)s < N(rcpt_status_names) ? rcpt_status_names[s] : "?";
+}
+
+const char *state_action_name(enum state_action a)
+{
+	return (size_t)a < N(action_names) ? action_names[a] : "?";
+}
+
+enum state_status state_rcpt_outcome(const struct state_rcpt *rcpt, size_t nr)
+{
+	size_t i, delivered = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (rcpt[i].status == STATE_RCPT_DEFERRED)
+			return STATE_QUEUED;
+		delivered += rcpt[i].status == STATE_RCPT_DELIVERED;
+	}
+	return delivered ? STATE_SENT : STATE_FAILED;
 }
 
 static int name_index(const char *const *names, size_t n, const char *s)
@@ -258,7 +290,44 @@ static const char *const migrations[] = {
 	"      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);"
 	"UPDATE flags SET name = 'delivery_unfinished' WHERE name = 'archive_owed';"
 	"DELETE FROM flags WHERE name = 'delivery_unfinished' AND value = 0;",
-	/* 4: tracking fixes (issue 15); migrate_track() is its other half,
+	/* 4: delivery an operator can leave alone (issue 12); migrate_4()
+	 * below is its other half, in the same transaction:
+	 *  - rcpt_results holds each envelope recipient's outcome so far, no
+	 *    longer the last attempt's replies: a line
+	 *    "STATUS\tCODE\tADDRESS\tREPLY" each (rcpt_encode());
+	 *  - redirected_to: where perfbot.redirectTo sent a report instead;
+	 *    such a report is no known message and is never archived;
+	 *  - the operator's mark (held, dropped) and its reason;
+	 *  - the operator's actions are commands without a mail: message_id
+	 *    may be NULL (NULLs never meet in the UNIQUE constraint, so each
+	 *    action is kept) */
+	"ALTER TABLE reports ADD COLUMN redirected_to TEXT;"
+	"ALTER TABLE reports ADD COLUMN mark TEXT CHECK (mark IN ('held', 'dropped'));"
+	"ALTER TABLE reports ADD COLUMN mark_why TEXT;"
+	"CREATE TABLE commands_4 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  report_id INTEGER REFERENCES reports(id),"
+	"  message_id TEXT REFERENCES messages(message_id),"
+	"  name TEXT NOT NULL,"
+	"  args TEXT NOT NULL,"
+	"  author TEXT NOT NULL,"
+	"  date INTEGER,"
+	"  UNIQUE (message_id, name, args)"
+	");"
+	"INSERT INTO commands_4 (id, report_id, message_id, name, args, author, date)"
+	"  SELECT id, report_id, message_id, name, args, author, date FROM commands;"
+	"DROP TABLE commands;"
+	"ALTER TABLE commands_4 RENAME TO commands;"
+	"CREATE INDEX commands_report ON commands(report_id);"
+	"DROP VIEW known_messages;"
+	"CREATE VIEW known_messages AS"
+	"  SELECT " MESSAGE_COLUMNS " FROM messages"
+	"  UNION ALL"
+	"  SELECT message_id, thread_id, in_reply_to, in_reply_to, refs, from_name, from_email,"
+	"    created, subject, 'sent', NULL, NULL, 0, NULL FROM reports r"
+	"    WHERE sent IS NOT NULL AND redirected_to IS NULL AND NOT EXISTS"
+	"      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);",
+	/* 5: tracking fixes (issue 15); migrate_track() is its other half,
 	 * in the same transaction: reports takes the kinds notice and digest
 	 * (a digest's parent is the previous digest, none for the first)
 	 * and each report's tree and head commit.
@@ -313,15 +382,15 @@ static const char *const migrations[] = {
 };
 
 struct state;
+static int migrate_4(struct state *st, struct buf *err);
 static int migrate_track(struct state *st, struct buf *err);
 
 /* What a migration does beyond its SQL, in its transaction; NULL = nothing. */
 static int (*const migration_code[])(struct state *st, struct buf *err) = {
-	NULL, NULL, NULL, migrate_track,
+	NULL, NULL, NULL, migrate_4, migrate_track,
 };
 
-_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STATE_SCHEMA_VERSION &&
-	       sizeof(migration_code) / sizeof(migration_code[0]) == STATE_SCHEMA_VERSION,
+_Static_assert(N(migrations) == STATE_SCHEMA_VERSION && N(migration_code) == STATE_SCHEMA_VERSION,
 	       "one migration per schema version");
 
 /* ---- statements ------------------------------------------------------ */
@@ -806,6 +875,213 @@ void state_close(struct state *st)
 	free(st);
 }
 
+/* ---- each recipient's outcome, as one text --------------------------- */
+
+/* A line "STATUS\tCODE\tADDRESS\tREPLY" each, backslash, tab, LF and CR
+ * in the strings escaped (as RCPT_ESCAPE() does). */
+static void rcpt_field(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\': buf_adds(b, "\\\\"); break;
+		case '\t': buf_adds(b, "\\t"); break;
+		case '\n': buf_adds(b, "\\n"); break;
+		case '\r': buf_adds(b, "\\r"); break;
+		default: buf_addc(b, *s);
+		}
+	}
+}
+
+static void rcpt_encode(struct buf *b, const struct state_rcpt *rcpt, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		buf_addf(b, "%s\t%d\t", state_rcpt_status_name(rcpt[i].status), rcpt[i].code);
+		rcpt_field(b, rcpt[i].address);
+		buf_addc(b, '\t');
+		rcpt_field(b, rcpt[i].reply ? rcpt[i].reply : "");
+		buf_addc(b, '\n');
+	}
+}
+
+/* The field at *p up to a tab or LF, unescaped; *p moves past its end. */
+static char *rcpt_unfield(const char **p)
+{
+	struct buf b = BUF_INIT;
+	const char *s = *p;
+
+	buf_adds(&b, "");
+	for (; *s && *s != '\t' && *s != '\n'; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			buf_addc(&b, *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s);
+		} else {
+			buf_addc(&b, *s);
+		}
+	}
+	*p = *s ? s + 1 : s;
+	return buf_detach(&b, NULL);
+}
+
+/* The code field at *s; *s moves past its tab. */
+static int rcpt_code(const char **s)
+{
+	char *end;
+	long code = strtol(*s, &end, 10);
+
+	*s = *end == '\t' ? end + 1 : end;
+	return code >= 0 && code < 1000 ? (int)code : 0;
+}
+
+/* Decodes rcpt_encode()'s text (NULL: none).  -1 when a line's status is
+ * not one of the names (nothing set). */
+static int rcpt_decode(const char *s, struct state_rcpt **out, size_t *nr)
+{
+	struct state_rcpt *v = NULL;
+	size_t n = 0, alloc = 0;
+	int status;
+
+	*out = NULL;
+	*nr = 0;
+	while (s && *s) {
+		char *name = rcpt_unfield(&s);
+
+		status = name_index(rcpt_status_names, N(rcpt_status_names), name);
+		free(name);
+		if (status < 0) {
+			state_rcpts_free(v, n);
+			return -1;
+		}
+		ALLOC_GROW(v, n + 1, alloc);
+		v[n].status = (enum state_rcpt_status)status;
+		v[n].code = rcpt_code(&s);
+		v[n].address = rcpt_unfield(&s);
+		v[n].reply = rcpt_unfield(&s);
+		n++;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+/* ---- migration 4's code ---------------------------------------------- */
+
+/*
+ * Schema 3 kept the last attempt's replies per recipient ("CODE\tADDRESS\t
+ * REPLY" lines, the RCPT replies), not outcomes.  What they become:
+ *   - a sent report: 2xx delivered, 5xx refused, anything else deferred:
+ *     perfbot 3 gave those recipients up after a 4xx.  Such a report is
+ *     queued again, held: nothing old goes out on its own after an
+ *     upgrade, and `outbox release` sends it to them alone;
+ *   - a failed report: 5xx refused with its reply, the others refused
+ *     with the report's last reply (the refusal of MAIL or DATA);
+ *   - a queued or sending one: nobody has it; the 5xx ones are refused,
+ *     the others pending again.
+ */
+static int migrate_4_row(struct state *st, int64_t id, const char *status, const char *last_reply,
+			 const char *old, struct buf *err)
+{
+	struct state_rcpt *v = NULL;
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	size_t n = 0, alloc = 0, given_up = 0, i;
+	const char *p = old, *lr = last_reply ? last_reply : "";
+	int sent = !strcmp(status, "sent"), failed = !strcmp(status, "failed");
+	struct stmt q;
+	int ret = -1;
+
+	while (p && *p) {
+		int code = rcpt_code(&p);
+		char *address = rcpt_unfield(&p), *reply = rcpt_unfield(&p);
+		int final_refusal = code >= 500 && code < 600;
+		enum state_rcpt_status rs = STATE_RCPT_REFUSED;
+
+		if (sent) {
+			rs = code >= 200 && code < 300 ? STATE_RCPT_DELIVERED :
+			     final_refusal ? STATE_RCPT_REFUSED : STATE_RCPT_DEFERRED;
+		} else if (failed && !final_refusal) {
+			/* the refusal of MAIL or DATA was every recipient's */
+			char *end;
+			long c = strtol(lr, &end, 10);
+
+			free(reply);
+			code = c >= 0 && c < 1000 ? (int)c : 0;
+			reply = xstrdup(*end == ' ' ? end + 1 : lr);
+		} else if (!failed && !final_refusal) {
+			free(address);
+			free(reply);
+			continue;	/* pending again */
+		}
+		given_up += rs == STATE_RCPT_DEFERRED;
+		ALLOC_GROW(v, n + 1, alloc);
+		v[n].status = rs;
+		v[n].code = code;
+		v[n].address = address;
+		v[n].reply = reply;
+		n++;
+	}
+	rcpt_encode(&text, v, n);
+	if (given_up)
+		buf_addf(&why, "held by the upgrade to schema 4: an earlier perfbot gave %zu recipient%s up "
+			 "after a temporary failure; `perfbot outbox release %lld` sends the mail to %s "
+			 "alone, `perfbot outbox drop %lld --why TEXT` gives %s up", given_up,
+			 given_up == 1 ? "" : "s", (long long)id, given_up == 1 ? "it" : "them",
+			 (long long)id, given_up == 1 ? "it" : "them");
+	if (stmt_prepare(st, &q, given_up ?
+			 "UPDATE reports SET rcpt_results = ?, status = 'queued', next_attempt = NULL, "
+			 "mark = 'held', mark_why = ? WHERE id = ?" :
+			 "UPDATE reports SET rcpt_results = ? WHERE id = ?", err) == 0) {
+		bind_text(&q, n ? text.data : NULL);
+		if (given_up)
+			bind_text(&q, why.data);
+		bind_int(&q, id);
+		ret = stmt_run(&q, err);
+	}
+	for (i = 0; i < n; i++) {
+		free(v[i].address);
+		free(v[i].reply);
+	}
+	free(v);
+	buf_release(&text);
+	buf_release(&why);
+	return ret;
+}
+
+static int migrate_4(struct state *st, struct buf *err)
+{
+	struct rows {
+		int64_t id;
+		char *status, *last_reply, *old;
+	} *v = NULL;
+	size_t n = 0, alloc = 0, i;
+	struct stmt q;
+	int row, ret = 0;
+
+	if (stmt_prepare(st, &q, "SELECT id, status, last_reply, rcpt_results FROM reports "
+			 "WHERE rcpt_results IS NOT NULL ORDER BY id", err) < 0)
+		return -1;
+	while ((row = stmt_step(&q, err)) == 1) {
+		ALLOC_GROW(v, n + 1, alloc);
+		v[n].id = col_int(q.s, 0);
+		v[n].status = col_str(q.s, 1);
+		v[n].last_reply = col_str(q.s, 2);
+		v[n].old = col_str(q.s, 3);
+		n++;
+	}
+	stmt_finish(&q);
+	if (row < 0)
+		ret = -1;
+	for (i = 0; i < n; i++) {
+		if (ret == 0)
+			ret = migrate_4_row(st, v[i].id, v[i].status, v[i].last_reply, v[i].old, err);
+		free(v[i].status);
+		free(v[i].last_reply);
+		free(v[i].old);
+	}
+	free(v);
+	return ret;
+}
+
 /* ---- releasing ------------------------------------------------------- */
 
 void state_report_release(struct state_report *r)
@@ -829,6 +1105,10 @@ void state_report_release(struct state_report *r)
 		free(r->sources[i]);
 	free(r->sources);
 	free(r->last_reply);
+	free(r->redirected_to);
+	free(r->parent_redirected_to);
+	free(r->mark_why);
+	state_rcpts_free(r->rcpt, r->nr_rcpt);
 	free(r->tree);
 	free(r->head);
 	memset(r, 0, sizeof(*r));
@@ -900,6 +1180,21 @@ static int check_text(const char *what, const char *s, int required, struct buf 
 	return 0;
 }
 
+/* An operator's reason: check_text(), and one line of printable text
+ * (status and outbox print it as one). */
+static int check_reason(const char *s, int required, struct buf *err)
+{
+	const unsigned char *p;
+
+	if (check_text("the reason", s, required, err) < 0)
+		return -1;
+	for (p = (const unsigned char *)s; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return err_set(err, "the reason has a line break or another control character: "
+				       "give it on one line");
+	return 0;
+}
+
 static int check_rcpts(const struct state_rcpt *rcpt, size_t nr, const char *reply,
 		       struct buf *err)
 {
@@ -959,14 +1254,17 @@ static int check_report(const struct state_report *r, struct buf *err)
 	"r.id, r.message_id, r.kind, r.parent_id, r.thread_id, r.thread_key, r.identity, " \
 	"r.subject, r.from_name, r.from_email, r.in_reply_to, r.refs, r.env_from, r.env_rcpt, " \
 	"r.to_addrs, r.cc_addrs, r.created, r.next_attempt, r.status, r.attempts, " \
-	"r.last_attempt, r.last_reply, r.sent, r.state"
-#define REPORT_NR_COLUMNS 24
+	"r.last_attempt, r.last_reply, r.sent, r.state, r.redirected_to, r.mark, r.mark_why, " \
+	"r.rcpt_results, (SELECT p.redirected_to FROM reports p WHERE p.id = r.parent_id), " \
+	"(SELECT p.status FROM reports p WHERE p.id = r.parent_id), " \
+	"(SELECT p.mark FROM reports p WHERE p.id = r.parent_id)"
+#define REPORT_NR_COLUMNS 31
 
 /* Fills out from a row of REPORT_COLUMNS (then the mail, if with_mail). */
 static int report_from_row(struct state *st, sqlite3_stmt *s, int with_mail,
 			   struct state_report *out, struct buf *err)
 {
-	int kind, status, verdict;
+	int kind, status, verdict, mark, parent_status, parent_mark;
 
 	memset(out, 0, sizeof(*out));
 	out->id = col_int(s, 0);
@@ -993,13 +1291,28 @@ static int report_from_row(struct state *st, sqlite3_stmt *s, int with_mail,
 	kind = name_index(kind_names, N(kind_names), (const char *)sqlite3_column_text(s, 2));
 	status = name_index(status_names, N(status_names), (const char *)sqlite3_column_text(s, 18));
 	verdict = name_index(verdict_names, N(verdict_names), (const char *)sqlite3_column_text(s, 23));
-	if (kind < 0 || status < 0 || verdict < 0) {
+	out->redirected_to = col_str(s, 24);
+	out->mark_why = col_str(s, 26);
+	out->parent_redirected_to = col_str(s, 28);
+	/* NULL: no mark; no parent */
+	mark = sqlite3_column_type(s, 25) == SQLITE_NULL ? STATE_MARK_NONE :
+	       name_index(mark_names, N(mark_names), (const char *)sqlite3_column_text(s, 25));
+	parent_status = sqlite3_column_type(s, 29) == SQLITE_NULL ? STATE_QUEUED :
+			name_index(status_names, N(status_names), (const char *)sqlite3_column_text(s, 29));
+	parent_mark = sqlite3_column_type(s, 30) == SQLITE_NULL ? STATE_MARK_NONE :
+		      name_index(mark_names, N(mark_names), (const char *)sqlite3_column_text(s, 30));
+	if (kind < 0 || status < 0 || verdict < 0 || mark < 0 || parent_status < 0 || parent_mark < 0 ||
+	    rcpt_decode((const char *)sqlite3_column_text(s, 27), &out->rcpt, &out->nr_rcpt) < 0) {
 		state_report_release(out);
-		return err_set(err, "%s: report row has an unknown kind, status or state", st->path);
+		return err_set(err, "%s: report row has an unknown kind, status, state, mark or "
+			       "recipient outcome", st->path);
 	}
 	out->kind = (enum state_kind)kind;
 	out->status = (enum state_status)status;
 	out->verdict = (enum state_verdict)verdict;
+	out->mark = (enum state_mark)mark;
+	out->parent_status = (enum state_status)parent_status;
+	out->parent_mark = (enum state_mark)parent_mark;
 	if (with_mail) {
 		const void *p = sqlite3_column_blob(s, REPORT_NR_COLUMNS);
 		size_t n = (size_t)sqlite3_column_bytes(s, REPORT_NR_COLUMNS);
@@ -1251,10 +1564,48 @@ int state_report_find_by_thread_key(struct state *st, const char *thread_key,
 	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", m.mail FROM reports r "
 			 "JOIN report_mails m ON m.report_id = r.id "
 			 "WHERE r.thread_key = ? AND r.status IN ('queued', 'sending', 'sent') "
+			 "AND r.redirected_to IS NULL AND NOT (r.mark IS 'dropped' AND r.sent IS NULL) "
 			 "ORDER BY r.id DESC LIMIT 1", err) < 0)
 		return -1;
 	bind_text(&q, thread_key);
 	return report_select_one(st, &q, out, err);
+}
+
+int state_report_last_message_id(struct state *st, const char *thread_key, char **message_id,
+				 struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	*message_id = NULL;
+	if (check_text("thread_key", thread_key, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "SELECT message_id FROM reports WHERE thread_key = ? "
+			 "ORDER BY id DESC LIMIT 1", err) < 0)
+		return -1;
+	bind_text(&q, thread_key);
+	r = stmt_step(&q, err);
+	if (r == 1)
+		*message_id = col_str(q.s, 0);
+	stmt_finish(&q);
+	return r;
+}
+
+int state_report_find_id(struct state *st, const char *message_id, int64_t *id, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (check_text("message_id", message_id, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "SELECT id FROM reports WHERE message_id = ?", err) < 0)
+		return -1;
+	bind_text(&q, message_id);
+	r = stmt_step(&q, err);
+	if (r == 1)
+		*id = col_int(q.s, 0);
+	stmt_finish(&q);
+	return r;
 }
 
 int state_source_find(struct state *st, const char *name, int64_t *report_id, struct buf *err)
@@ -1286,11 +1637,11 @@ int state_report_due(struct state *st, int64_t now, size_t limit, struct state_r
 	 * sent */
 	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", m.mail FROM reports r "
 			 "INDEXED BY reports_pending JOIN report_mails m ON m.report_id = r.id "
-			 "WHERE r.status IN ('queued', 'sending') "
+			 "WHERE r.status IN ('queued', 'sending') AND r.mark IS NOT 'dropped' "
 			 "AND (r.status = 'sending' OR (r.status = 'queued' AND "
 			 "(r.next_attempt IS NULL OR r.next_attempt <= ?))) "
-			 "AND (r.parent_id IS NULL OR (SELECT p.status FROM reports p "
-			 "WHERE p.id = r.parent_id) IN ('sent', 'failed')) "
+			 "AND (r.parent_id IS NULL OR (SELECT p.status IN ('sent', 'failed') "
+			 "OR p.mark IS 'dropped' FROM reports p WHERE p.id = r.parent_id)) "
 			 "ORDER BY r.id LIMIT ?", err) < 0)
 		return -1;
 	bind_int(&q, now);
@@ -1307,7 +1658,8 @@ int state_report_unarchived(struct state *st, size_t limit, struct state_reports
 	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", m.mail FROM reports r "
 			 "JOIN report_mails m ON m.report_id = r.id "
 			 "LEFT JOIN messages g ON g.message_id = r.message_id "
-			 "WHERE r.status = 'sent' AND g.blob_oid IS NULL AND IFNULL(g.quarantined, 0) = 0 "
+			 "WHERE r.sent IS NOT NULL AND r.redirected_to IS NULL "
+			 "AND g.blob_oid IS NULL AND IFNULL(g.quarantined, 0) = 0 "
 			 "ORDER BY r.id LIMIT ?", err) < 0)
 		return -1;
 	return reports_read(st, &q, limit, out, err);
@@ -1346,13 +1698,16 @@ static int transition_refused(struct state *st, int64_t id, const char *to, stru
 	struct stmt q;
 	int r;
 
-	if (stmt_prepare(st, &q, "SELECT status FROM reports WHERE id = ?", err) < 0)
+	if (stmt_prepare(st, &q, "SELECT status, mark FROM reports WHERE id = ?", err) < 0)
 		return -1;
 	bind_int(&q, id);
 	r = stmt_step(&q, err);
 	if (r == 1)
-		err_set(err, "%s: report %lld is %s and cannot become %s", st->path, (long long)id,
-			(const char *)sqlite3_column_text(q.s, 0), to);
+		err_set(err, "%s: report %lld is %s%s%s and cannot become %s", st->path, (long long)id,
+			(const char *)sqlite3_column_text(q.s, 0),
+			sqlite3_column_type(q.s, 1) == SQLITE_NULL ? "" : " and ",
+			sqlite3_column_type(q.s, 1) == SQLITE_NULL ? "" :
+			(const char *)sqlite3_column_text(q.s, 1), to);
 	else if (r == 0)
 		err_set(err, "%s: there is no report %lld", st->path, (long long)id);
 	stmt_finish(&q);
@@ -1370,145 +1725,81 @@ static int report_update(struct state *st, struct stmt *q, int64_t id, const cha
 	return 0;
 }
 
-int state_report_mark_sending(struct state *st, int64_t id, int64_t now, struct buf *err)
+int state_report_mark_sending(struct state *st, int64_t id, int64_t now, const char *redirect,
+			      struct buf *err)
 {
 	struct stmt q;
 	int ret = -1;
 
+	if (check_text("the redirect address", redirect, 0, err) < 0)
+		return err_prefix(err, "%s: report %lld: ", st->path, (long long)id);
 	if (tx_begin_one(st, err) < 0)
 		return -1;
 	if (stmt_prepare(st, &q, "UPDATE reports SET status = 'sending', attempts = attempts + 1, "
-			 "last_attempt = ? WHERE id = ? AND status IN ('queued', 'sending')", err) == 0) {
+			 "last_attempt = ?, redirected_to = COALESCE(redirected_to, ?) "
+			 "WHERE id = ? AND status IN ('queued', 'sending') AND mark IS NULL", err) == 0) {
 		bind_int(&q, now);
+		bind_text(&q, redirect);
 		bind_int(&q, id);
 		ret = report_update(st, &q, id, "sending", err);
 	}
 	return tx_end_one(st, ret, err);
 }
 
-/* Per-recipient results as one text: a line "CODE\tADDRESS\tREPLY" each,
- * backslash, tab, LF and CR in the strings escaped (RCPT_ESCAPE()). */
-static void rcpt_field(struct buf *b, const char *s)
+int state_report_mark_ended(struct state *st, int64_t id, int64_t now, int64_t next_attempt,
+			    const char *reply, const struct state_rcpt *rcpt, size_t nr,
+			    struct buf *err)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '\\': buf_adds(b, "\\\\"); break;
-		case '\t': buf_adds(b, "\\t"); break;
-		case '\n': buf_adds(b, "\\n"); break;
-		case '\r': buf_adds(b, "\\r"); break;
-		default: buf_addc(b, *s);
-		}
-	}
-}
-
-static void rcpt_encode(struct buf *b, const struct state_rcpt *rcpt, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++) {
-		buf_addf(b, "%d\t", rcpt[i].code);
-		rcpt_field(b, rcpt[i].address);
-		buf_addc(b, '\t');
-		rcpt_field(b, rcpt[i].reply ? rcpt[i].reply : "");
-		buf_addc(b, '\n');
-	}
-}
-
-/* The field at *p up to a tab or LF, unescaped; *p moves past its end. */
-static char *rcpt_unfield(const char **p)
-{
-	struct buf b = BUF_INIT;
-	const char *s = *p;
-
-	buf_adds(&b, "");
-	for (; *s && *s != '\t' && *s != '\n'; s++) {
-		if (*s == '\\' && s[1]) {
-			s++;
-			buf_addc(&b, *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s);
-		} else {
-			buf_addc(&b, *s);
-		}
-	}
-	*p = *s ? s + 1 : s;
-	return buf_detach(&b, NULL);
-}
-
-static void rcpt_decode(const char *s, struct state_rcpt **out, size_t *nr)
-{
-	struct state_rcpt *v = NULL;
-	size_t n = 0, alloc = 0;
-
-	while (s && *s) {
-		char *end;
-		long code = strtol(s, &end, 10);
-
-		ALLOC_GROW(v, n + 1, alloc);
-		v[n].code = code >= 0 && code < 1000 ? (int)code : 0;
-		s = *end == '\t' ? end + 1 : end;
-		v[n].address = rcpt_unfield(&s);
-		v[n].reply = rcpt_unfield(&s);
-		n++;
-	}
-	*out = v;
-	*nr = n;
-}
-
-/* The three ways an attempt ends. */
-enum attempt_end { END_SENT, END_DEFERRED, END_FAILED };
-
-static int attempt_finish(struct state *st, int64_t id, enum attempt_end how, int64_t when,
-			  const char *reply, const struct state_rcpt *rcpt, size_t nr,
-			  struct buf *err)
-{
-	static const char *const sql[] = {
-		[END_SENT] = "UPDATE reports SET status = 'sent', sent = ?, next_attempt = NULL, "
-			"last_reply = ?, rcpt_results = ? WHERE id = ? AND status = 'sending'",
-		[END_DEFERRED] = "UPDATE reports SET status = 'queued', next_attempt = ?, "
-			"last_reply = ?, rcpt_results = ? WHERE id = ? AND status = 'sending'",
-		[END_FAILED] = "UPDATE reports SET status = 'failed', next_attempt = NULL, "
-			"last_reply = ?, rcpt_results = ? WHERE id = ? AND status = 'sending'",
-	};
-	static const char *const to[] = { "sent", "queued", "failed" };
+	enum state_status to = state_rcpt_outcome(rcpt, nr);
 	struct buf results = BUF_INIT;
 	struct stmt q;
+	size_t i, delivered = 0;
 	int ret = -1;
 
 	if (check_rcpts(rcpt, nr, reply, err) < 0)
 		return err_prefix(err, "%s: report %lld: ", st->path, (long long)id);
+	for (i = 0; i < nr; i++)
+		delivered += rcpt[i].status == STATE_RCPT_DELIVERED;
 	rcpt_encode(&results, rcpt, nr);
 	if (tx_begin_one(st, err) < 0) {
 		buf_release(&results);
 		return -1;
 	}
-	if (stmt_prepare(st, &q, sql[how], err) == 0) {
-		if (how != END_FAILED)
-			bind_opt(&q, when);
+	if (stmt_prepare(st, &q, "UPDATE reports SET status = ?, next_attempt = ?, "
+			 "sent = COALESCE(sent, ?), last_reply = ?, rcpt_results = ? "
+			 "WHERE id = ? AND status = 'sending'", err) == 0) {
+		bind_text(&q, state_status_name(to));
+		bind_opt(&q, to == STATE_QUEUED ? next_attempt : 0);
+		bind_opt(&q, delivered ? now : 0);
 		bind_text(&q, reply);
-		bind_text(&q, results.data);
+		bind_text(&q, nr ? results.data : NULL);
 		bind_int(&q, id);
-		ret = report_update(st, &q, id, to[how], err);
+		ret = report_update(st, &q, id, state_status_name(to), err);
 	}
 	buf_release(&results);
 	return tx_end_one(st, ret, err);
 }
 
-int state_report_mark_sent(struct state *st, int64_t id, int64_t now, const char *reply,
-			   const struct state_rcpt *rcpt, size_t nr_rcpt, struct buf *err)
+int state_report_mark_stopped(struct state *st, int64_t id, int64_t now, int64_t next_attempt,
+			      const char *reply, struct buf *err)
 {
-	return attempt_finish(st, id, END_SENT, now, reply, rcpt, nr_rcpt, err);
-}
+	struct stmt q;
+	int ret = -1;
 
-int state_report_mark_deferred(struct state *st, int64_t id, int64_t next_attempt,
-			       const char *reply, const struct state_rcpt *rcpt,
-			       size_t nr_rcpt, struct buf *err)
-{
-	return attempt_finish(st, id, END_DEFERRED, next_attempt, reply, rcpt, nr_rcpt, err);
-}
-
-int state_report_mark_failed(struct state *st, int64_t id, const char *reply,
-			     const struct state_rcpt *rcpt, size_t nr_rcpt, struct buf *err)
-{
-	return attempt_finish(st, id, END_FAILED, 0, reply, rcpt, nr_rcpt, err);
+	if (check_text("the reply", reply, 0, err) < 0)
+		return err_prefix(err, "%s: report %lld: ", st->path, (long long)id);
+	if (tx_begin_one(st, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "UPDATE reports SET status = 'queued', attempts = attempts + 1, "
+			 "last_attempt = ?, last_reply = ?, next_attempt = COALESCE(?, next_attempt) "
+			 "WHERE id = ? AND status IN ('queued', 'sending')", err) == 0) {
+		bind_int(&q, now);
+		bind_text(&q, reply);
+		bind_opt(&q, next_attempt);
+		bind_int(&q, id);
+		ret = report_update(st, &q, id, "queued", err);
+	}
+	return tx_end_one(st, ret, err);
 }
 
 int state_report_results(struct state *st, int64_t id, struct state_rcpt **out, size_t *nr,
@@ -1522,8 +1813,10 @@ int state_report_results(struct state *st, int64_t id, struct state_rcpt **out, 
 	if (stmt_prepare(st, &q, "SELECT rcpt_results FROM reports WHERE id = ?", err) < 0)
 		return -1;
 	bind_int(&q, id);
-	if ((row = stmt_step(&q, err)) == 1)
-		rcpt_decode((const char *)sqlite3_column_text(q.s, 0), out, nr);
+	if ((row = stmt_step(&q, err)) == 1 &&
+	    rcpt_decode((const char *)sqlite3_column_text(q.s, 0), out, nr) < 0)
+		row = err_set(err, "%s: report %lld has malformed recipient outcomes", st->path,
+			      (long long)id);
 	stmt_finish(&q);
 	return row < 0 ? -1 : 0;
 }
@@ -1540,8 +1833,8 @@ int state_sent_last_hour(struct state *st, int64_t now, int64_t *count, struct b
 	/* a run that is going on, or was cut short, has not added its count
 	 * to the log yet: then count that hour's reports themselves */
 	if (r == 1 && since < hour + 3600) {
-		if (stmt_prepare(st, &q, "SELECT COUNT(*) FROM reports WHERE status = 'sent' "
-				 "AND sent >= ? AND sent < ?", err) < 0)
+		if (stmt_prepare(st, &q, "SELECT COUNT(*) FROM reports WHERE sent >= ? AND sent < ?",
+				 err) < 0)
 			return -1;
 		bind_int(&q, hour);
 		bind_int(&q, hour + 3600);
@@ -1575,7 +1868,7 @@ int state_sent_recount(struct state *st, int64_t since, struct buf *err)
 	 * `sent`), as state_sent_add() counts them */
 	return write_ints(st, "INSERT INTO send_log (hour, count) "
 			  "SELECT sent / 3600, COUNT(*) FROM reports "
-			  "WHERE status = 'sent' AND sent >= ? GROUP BY sent / 3600 "
+			  "WHERE sent >= ? GROUP BY sent / 3600 "
 			  "ON CONFLICT (hour) DO UPDATE SET count = excluded.count", 1, &hour, err);
 }
 
@@ -1623,6 +1916,236 @@ int state_report_set_verdict(struct state *st, int64_t id, enum state_verdict v,
 		bind_int(&q, id);
 		ret = report_update(st, &q, id, state_verdict_name(v), err);
 	}
+	return tx_end(st, ret, err);
+}
+
+/* ---- the operator's actions ------------------------------------------ */
+
+/* Records the operator's action on report id (one of the caller's
+ * transaction's statements). */
+static int operator_command(struct state *st, int64_t id, const char *name, const char *args,
+			    const char *author, int64_t now, struct buf *err)
+{
+	struct stmt q;
+
+	if (stmt_prepare(st, &q, "INSERT INTO commands (report_id, message_id, name, args, author, "
+			 "date) VALUES (?, NULL, ?, ?, ?, ?)", err) < 0)
+		return -1;
+	bind_int(&q, id);
+	bind_text(&q, name);
+	bind_text(&q, args ? args : "");
+	bind_text(&q, author);
+	bind_opt(&q, now);
+	return stmt_run(&q, err);
+}
+
+/* What state_report_act() reads of a report before it acts. */
+struct act_row {
+	enum state_status status;
+	enum state_mark mark;
+	enum state_kind kind;
+	enum state_verdict verdict;
+	int64_t sent;
+	struct state_rcpt *rcpt;
+	size_t nr_rcpt;
+};
+
+/* 1 with *row filled (its rcpt freed by the caller), 0 when there is no
+ * such report, -1 on error. */
+static int act_row_read(struct state *st, int64_t id, struct act_row *row, struct buf *err)
+{
+	struct stmt q;
+	int r, status, mark, kind, verdict;
+
+	memset(row, 0, sizeof(*row));
+	if (stmt_prepare(st, &q, "SELECT status, mark, kind, state, sent, rcpt_results FROM reports "
+			 "WHERE id = ?", err) < 0)
+		return -1;
+	bind_int(&q, id);
+	r = stmt_step(&q, err);
+	if (r == 1) {
+		status = name_index(status_names, N(status_names), (const char *)sqlite3_column_text(q.s, 0));
+		mark = sqlite3_column_type(q.s, 1) == SQLITE_NULL ? STATE_MARK_NONE :
+		       name_index(mark_names, N(mark_names), (const char *)sqlite3_column_text(q.s, 1));
+		kind = name_index(kind_names, N(kind_names), (const char *)sqlite3_column_text(q.s, 2));
+		verdict = name_index(verdict_names, N(verdict_names), (const char *)sqlite3_column_text(q.s, 3));
+		row->sent = col_int(q.s, 4);
+		if (status < 0 || mark < 0 || kind < 0 || verdict < 0 ||
+		    rcpt_decode((const char *)sqlite3_column_text(q.s, 5), &row->rcpt, &row->nr_rcpt) < 0) {
+			r = err_set(err, "%s: report %lld has an unknown status, mark or recipient outcome",
+				    st->path, (long long)id);
+		} else {
+			row->status = (enum state_status)status;
+			row->mark = (enum state_mark)mark;
+			row->kind = (enum state_kind)kind;
+			row->verdict = (enum state_verdict)verdict;
+		}
+	}
+	stmt_finish(&q);
+	if (r == 0)
+		err_set(err, "there is no report %lld (perfbot outbox lists them)", (long long)id);
+	return r;
+}
+
+/* Why action a does not apply to row (a message in err, STATE_REFUSED),
+ * or 0 when it does. */
+static int act_refusal(int64_t id, enum state_action a, const struct act_row *row, size_t refused,
+		       struct buf *err)
+{
+	long long n = (long long)id;
+
+	if (row->mark == STATE_MARK_DROPPED)
+		return err_set(err, "report %lld was dropped: it is never sent", n), STATE_REFUSED;
+	switch (a) {
+	case STATE_ACTION_HOLD:
+		if (row->mark == STATE_MARK_HELD)
+			return err_set(err, "report %lld is held already", n), STATE_REFUSED;
+		if (row->status == STATE_SENT)
+			return err_set(err, "report %lld was sent: nothing is left to hold", n), STATE_REFUSED;
+		if (row->status == STATE_FAILED)
+			return err_set(err, "report %lld failed for good: nothing is left to hold "
+				       "(`perfbot outbox retry %lld` opens it again)", n, n), STATE_REFUSED;
+		return 0;
+	case STATE_ACTION_RELEASE:
+		if (row->mark != STATE_MARK_HELD)
+			return err_set(err, "report %lld is not held", n), STATE_REFUSED;
+		return 0;
+	case STATE_ACTION_RETRY:
+		if (row->mark == STATE_MARK_HELD)
+			return err_set(err, "report %lld is held: `perfbot outbox release %lld` lets it go",
+				       n, n), STATE_REFUSED;
+		if (row->status == STATE_SENT && !refused)
+			return err_set(err, "report %lld was sent to every recipient: nothing to retry", n),
+			       STATE_REFUSED;
+		return 0;
+	case STATE_ACTION_DROP:
+		if (row->status == STATE_SENT)
+			return err_set(err, "report %lld was sent: nothing is left to drop", n), STATE_REFUSED;
+		return 0;
+	}
+	return err_set(err, "unknown action %d", (int)a);
+}
+
+/* Runs an UPDATE of report id with its parameters bound in order: text
+ * (NULL for none) and then id. */
+static int act_update(struct state *st, const char *sql, const char *text, int64_t id,
+		      struct buf *err)
+{
+	struct stmt q;
+
+	if (stmt_prepare(st, &q, sql, err) < 0)
+		return -1;
+	if (text)
+		bind_text(&q, text);
+	bind_int(&q, id);
+	return stmt_run(&q, err);
+}
+
+static int act_apply(struct state *st, int64_t id, enum state_action a, const char *why,
+		     const struct act_row *row, struct buf *err)
+{
+	struct buf kept = BUF_INIT;
+	size_t i;
+	int ret;
+
+	switch (a) {
+	case STATE_ACTION_HOLD:
+		return act_update(st, why ? "UPDATE reports SET mark = 'held', mark_why = ? WHERE id = ?" :
+				  "UPDATE reports SET mark = 'held', mark_why = NULL WHERE id = ?", why, id, err);
+	case STATE_ACTION_RELEASE:
+		return act_update(st, "UPDATE reports SET mark = NULL, mark_why = NULL WHERE id = ?",
+				  NULL, id, err);
+	case STATE_ACTION_DROP:
+		return act_update(st, "UPDATE reports SET mark = 'dropped', mark_why = ? WHERE id = ?",
+				  why, id, err);
+	case STATE_ACTION_RETRY:
+		if (row->status == STATE_QUEUED || row->status == STATE_SENDING)
+			return act_update(st, "UPDATE reports SET next_attempt = NULL WHERE id = ?", NULL,
+					  id, err);
+		/* failed, or sent with refused recipients: those are tried
+		 * again, the delivered ones never */
+		for (i = 0; i < row->nr_rcpt; i++)
+			if (row->rcpt[i].status == STATE_RCPT_DELIVERED)
+				rcpt_encode(&kept, &row->rcpt[i], 1);
+		ret = act_update(st, kept.len ?
+				 "UPDATE reports SET status = 'queued', next_attempt = NULL, "
+				 "rcpt_results = ? WHERE id = ?" :
+				 "UPDATE reports SET status = 'queued', next_attempt = NULL, "
+				 "rcpt_results = NULL WHERE id = ?", kept.len ? kept.data : NULL, id, err);
+		buf_release(&kept);
+		return ret;
+	}
+	return err_set(err, "unknown action %d", (int)a);
+}
+
+int state_report_act(struct state *st, int64_t id, enum state_action a, const char *why,
+		     const char *author, int64_t now, struct buf *err)
+{
+	struct act_row row;
+	size_t i, refused = 0;
+	int ret;
+
+	if ((size_t)a >= N(action_names))
+		return err_set(err, "unknown action %d", (int)a);
+	if (check_reason(why, a == STATE_ACTION_DROP, err) < 0 ||
+	    check_text("the author", author, 1, err) < 0)
+		return -1;
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	ret = act_row_read(st, id, &row, err);
+	if (ret == 1) {
+		for (i = 0; i < row.nr_rcpt; i++)
+			refused += row.rcpt[i].status == STATE_RCPT_REFUSED;
+		ret = act_refusal(id, a, &row, refused, err);
+		if (ret == 0 && (act_apply(st, id, a, why, &row, err) < 0 ||
+				 operator_command(st, id, action_names[a], why, author, now, err) < 0))
+			ret = -1;
+	} else if (ret == 0) {
+		ret = -1;
+	}
+	state_rcpts_free(row.rcpt, row.nr_rcpt);
+	/* a refusal changed nothing: roll back, and say why */
+	return tx_end(st, ret, err);
+}
+
+int state_report_set_verdict_by(struct state *st, int64_t id, enum state_verdict v,
+				const char *why, const char *author, int64_t now,
+				struct buf *err)
+{
+	struct act_row row;
+	int ret;
+
+	if ((size_t)v >= N(verdict_names))
+		return err_set(err, "%s: unknown report state %d", st->path, (int)v);
+	if (check_reason(why, 0, err) < 0 || check_text("the author", author, 1, err) < 0)
+		return -1;
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	ret = act_row_read(st, id, &row, err);
+	if (ret == 1) {
+		ret = 0;
+		if (row.kind != STATE_KIND_REPORT) {
+			err_set(err, "report %lld is a follow-up: a thread's state is its report's "
+				"(perfbot thread %lld shows it)", (long long)id, (long long)id);
+			ret = STATE_REFUSED;
+		} else if (row.verdict == v) {
+			err_set(err, "report %lld is %s already", (long long)id, state_verdict_name(v));
+			ret = STATE_REFUSED;
+		}
+		if (ret == 0 &&
+		    (act_update(st, "UPDATE reports SET state = ? WHERE id = ?", state_verdict_name(v), id,
+				err) < 0 ||
+		     operator_command(st, id, verdict_commands[v], why, author, now, err) < 0))
+			ret = -1;
+		/* an operator's reopen sets the fix aside as a #perfbot reopen
+		 * does (issue 15) */
+		if (ret == 0 && v == STATE_VERDICT_OPEN &&
+		    act_update(st, "UPDATE fixes SET reopened = 1 WHERE report_id = ?", NULL, id, err) < 0)
+			ret = -1;
+	} else if (ret == 0) {
+		ret = -1;
+	}
+	state_rcpts_free(row.rcpt, row.nr_rcpt);
 	return tx_end(st, ret, err);
 }
 
@@ -1759,7 +2282,7 @@ int state_message_set_archived(struct state *st, const char *message_id, const c
 		"from_name, from_email, date, subject, origin, blob_oid, commit_oid) "
 		"SELECT message_id, thread_id, in_reply_to, in_reply_to, refs, from_name, "
 		"from_email, created, subject, 'sent', ?, ? FROM reports "
-		"WHERE message_id = ? AND status = 'sent' "
+		"WHERE message_id = ? AND sent IS NOT NULL AND redirected_to IS NULL "
 		"ON CONFLICT (message_id) DO UPDATE SET origin = 'sent', "
 		"report_id = excluded.report_id, blob_oid = excluded.blob_oid, "
 		"commit_oid = excluded.commit_oid",
@@ -1812,6 +2335,48 @@ int state_command_add(struct state *st, int64_t report_id, const char *message_i
 		ret = stmt_run(&q, err);
 	}
 	return tx_end(st, ret, err);
+}
+
+void state_commands_release(struct state_commands *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++) {
+		free(list->v[i].message_id);
+		free(list->v[i].name);
+		free(list->v[i].args);
+		free(list->v[i].author);
+	}
+	free(list->v);
+	memset(list, 0, sizeof(*list));
+}
+
+int state_command_list(struct state *st, int64_t thread_id, struct state_commands *out,
+		       struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	if (stmt_prepare(st, &q, "SELECT report_id, message_id, name, args, author, date FROM commands "
+			 "WHERE ? = 0 OR report_id IN (SELECT id FROM reports WHERE thread_id = ?) "
+			 "ORDER BY date, id", err) < 0)
+		return -1;
+	bind_int(&q, thread_id);
+	bind_int(&q, thread_id);
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_command *c;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		c = &out->v[out->nr++];
+		c->report_id = col_int(q.s, 0);
+		c->message_id = col_str(q.s, 1);
+		c->name = col_str(q.s, 2);
+		c->args = col_str(q.s, 3);
+		c->author = col_str(q.s, 4);
+		c->date = col_int(q.s, 5);
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
 }
 
 int state_trailer_add(struct state *st, const char *message_id, const char *key,
@@ -1921,81 +2486,33 @@ int state_archive_tip_set(struct state *st, int64_t epoch, const char *oid, stru
 
 /* ---- the run lock ---------------------------------------------------- */
 
-/* Appends " (pid N)" from the lock file, when it names one. */
-static void lock_holder(int fd, struct buf *out)
-{
-	char pid[32];
-	ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
-	ssize_t i;
-
-	if (n <= 0)
-		return;
-	pid[n] = '\0';
-	for (i = 0; i < n && pid[i] >= '0' && pid[i] <= '9'; i++)
-		;
-	if (i > 0 && (i == n || pid[i] == '\n'))
-		buf_addf(out, " (pid %.*s)", (int)i, pid);
-}
-
 int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf *err)
 {
-	struct buf path = BUF_INIT, holder = BUF_INIT;
-	const struct timespec step = { 0, 50 * 1000 * 1000 };
-	int fd, waited = 0, ret = -1;
+	struct buf path = BUF_INIT;
+	struct lock *l;
+	int r;
 
 	*out = NULL;
 	if (dir_ensure(dir, err) < 0)
 		return -1;
 	path_join(&path, dir, "lock");
-	fd = open(path.data, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		err_set(err, "%s: cannot open: %s", path.data, strerror(errno));
-		goto done;
-	}
-	/* Poll rather than block: a cron job must give up after a moment,
-	 * and flock() has no timeout of its own. */
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK) {
-			err_set(err, "%s: cannot lock: %s", path.data, strerror(errno));
-			goto done;
-		}
-		if (waited >= wait_ms) {
-			lock_holder(fd, &holder);
-			err_set(err, "%s is held by another perfbot%s", path.data, holder.data);
-			ret = STATE_BUSY;
-			goto done;
-		}
-		nanosleep(&step, NULL);
-		waited += 50;
-	}
-	/* Who holds it, for the message a second run prints. */
-	if (ftruncate(fd, 0) == 0) {
-		char pid[32];
-		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-		(void)!pwrite(fd, pid, (size_t)n, 0);	/* only informational */
-	}
-	*out = xmalloc(sizeof(**out));
-	(*out)->fd = fd;
-	fd = -1;
-	ret = 0;
-done:
-	if (fd >= 0)
-		close(fd);
+	r = lock_take(path.data, 0600, wait_ms > 0 ? (unsigned)wait_ms : 0, "another perfbot", &l,
+		      err);
 	buf_release(&path);
-	buf_release(&holder);
-	return ret;
+	if (r == LOCK_BUSY)
+		return STATE_BUSY;
+	if (r < 0)
+		return -1;
+	*out = xmalloc(sizeof(**out));
+	(*out)->lock = l;
+	return 0;
 }
 
 void state_unlock(struct state_lock *lock)
 {
 	if (!lock)
 		return;
-	/* An old pid in the file would only mislead; if it stays, the next
-	 * holder overwrites it. */
-	(void)!ftruncate(lock->fd, 0);
-	close(lock->fd);
+	lock_free(lock->lock);
 	free(lock);
 }
 
@@ -2031,7 +2548,7 @@ static int exec_all(struct state *st, const struct state_names *list, struct buf
 }
 
 /*
- * Schema 4's rebuild of reports, which SQLite cannot give new CHECK
+ * Schema 5's rebuild of reports, which SQLite cannot give new CHECK
  * constraints in place: its CREATE statement as the database holds it
  * (so every column an earlier migration added is kept, in order) with
  * the two constraints widened, the rows copied, then its indexes,
@@ -2071,7 +2588,7 @@ static int migrate_track(struct state *st, struct buf *err)
 	sql_replace_once(&table, "CREATE TABLE \"reports\" (", "CREATE TABLE reports (");
 	for (i = 0; i < N(rewrite); i++) {
 		if (sql_replace_once(&table, rewrite[i][0], rewrite[i][1]) < 0) {
-			err_set(err, "%s: the reports table is not as schema version 3 left it (\"%s\")",
+			err_set(err, "%s: the reports table is not as schema version 4 left it (\"%s\")",
 				st->path, rewrite[i][0]);
 			goto done;
 		}

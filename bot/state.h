@@ -26,9 +26,23 @@
  *
  *   state_report_add()            -> queued
  *   state_report_mark_sending()   queued|sending -> sending   (before DATA)
- *   state_report_mark_sent()      sending -> sent
- *   state_report_mark_deferred()  sending -> queued, next_attempt set
- *   state_report_mark_failed()    sending -> failed
+ *   state_report_mark_ended()     sending -> queued   a recipient is deferred
+ *                                            (next_attempt set)
+ *                                 sending -> sent     none deferred, one has it
+ *                                 sending -> failed   every recipient refused
+ *   state_report_mark_stopped()   queued|sending -> queued   (the session
+ *                                 failed before the mail's transaction)
+ *
+ * Each envelope recipient has its own outcome (struct state_rcpt): a
+ * recipient delivered or refused is final and never tried again; the
+ * deferred ones are tried again, alone, with the same bytes.  A report's
+ * `sent` is when a first recipient got it (it is archived then, once).
+ *
+ * The operator's marks, beside the status (state_report_act()): held (not
+ * sent until released) and dropped (kept with its bytes, never sent).
+ * With perfbot.redirectTo a report's envelope goes to one staging address
+ * instead (redirected_to, recorded at its attempt): such a report is not
+ * a known message, not archived and not a parent for follow-ups.
  *
  * A report left 'sending' by a run that died is due again at once: its
  * previous attempt may not have been accepted, so it is sent again, with
@@ -56,7 +70,7 @@
 #include "buf.h"
 #include "fixes.h"
 
-#define STATE_SCHEMA_VERSION 4		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 5		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -67,6 +81,7 @@
 /* Returned (> 0) by the functions that say so. */
 #define STATE_EXISTS 1		/* state_report_add(): already there, nothing changed */
 #define STATE_BUSY 1		/* state_lock(): another process holds the lock */
+#define STATE_REFUSED 2		/* state_report_act(), _set_verdict_by(): does not apply */
 
 struct state;
 struct state_lock;
@@ -83,8 +98,23 @@ enum state_kind {
 enum state_status {
 	STATE_QUEUED,		/* waiting; next_attempt says from when */
 	STATE_SENDING,		/* an attempt began and has not ended */
-	STATE_SENT,		/* the server took it (for at least one recipient) */
+	STATE_SENT,		/* no recipient is deferred, and one has it */
 	STATE_FAILED,		/* refused for good; last_reply says why */
+};
+
+/* The operator's mark on a report (state_report_act()). */
+enum state_mark {
+	STATE_MARK_NONE,
+	STATE_MARK_HELD,	/* not sent until released */
+	STATE_MARK_DROPPED,	/* kept, bytes and all, and never sent */
+};
+
+/* One envelope recipient's outcome.  A recipient without one (never
+ * tried) is pending. */
+enum state_rcpt_status {
+	STATE_RCPT_DELIVERED,	/* the server took the mail for it: final */
+	STATE_RCPT_DEFERRED,	/* 4xx, or a drop or timeout after RCPT: tried again */
+	STATE_RCPT_REFUSED,	/* 5xx: final */
 };
 
 /* What the replies made of a report: its `state` in status --json. */
@@ -95,12 +125,35 @@ enum state_verdict {
 	STATE_VERDICT_DUPLICATE,
 };
 
-/* "report"/"followup"/"notice"/"digest", "queued"/..., "open"/... */
+/* "report"/"followup"/"notice"/"digest", "queued"/..., "open"/...,
+ * ""/"held"/"dropped", "delivered"/"deferred"/"refused" */
 const char *state_kind_name(enum state_kind k);
 const char *state_status_name(enum state_status s);
 const char *state_verdict_name(enum state_verdict v);
+const char *state_mark_name(enum state_mark m);
+const char *state_rcpt_status_name(enum state_rcpt_status s);
 /* The verdict named s ("open", "invalid", "fixed", "duplicate"); -1 if none. */
 int state_verdict_parse(const char *s, enum state_verdict *out);
+
+/* One envelope recipient's outcome: what its latest attempt decided.  As
+ * input the strings are only read; as returned (struct state_report's
+ * rcpt, state_report_results()) they are owned (state_rcpts_free()). */
+struct state_rcpt {
+	enum state_rcpt_status status;
+	char *address;
+	int code;		/* the SMTP reply code that decided it; 0 when none
+				 * came (connection lost, a local error) */
+	char *reply;		/* that reply's text, or the local error; "" if none */
+};
+
+void state_rcpts_free(struct state_rcpt *v, size_t nr);
+
+/*
+ * The status a report's recipients make (`rcpt`, every envelope
+ * recipient's outcome after an attempt): queued while one is deferred,
+ * else sent when one was delivered, else failed.
+ */
+enum state_status state_rcpt_outcome(const struct state_rcpt *rcpt, size_t nr);
 
 /*
  * A report or follow-up in the outbox.  Plain data; every string is owned
@@ -140,8 +193,20 @@ struct state_report {
 	int attempts;		/* delivery attempts begun */
 	int64_t last_attempt;	/* when the last one began; 0 = never */
 	char *last_reply;	/* the server's last words, or NULL */
-	int64_t sent;		/* when it was accepted; 0 = not sent */
+	int64_t sent;		/* when a first recipient got it; 0 = none yet */
 	enum state_verdict verdict;
+	char *redirected_to;	/* perfbot.redirectTo: where its envelope went
+				   instead, recorded at its attempt; NULL = its
+				   own recipients */
+	char *parent_redirected_to;	/* follow-ups: the parent's redirected_to */
+	enum state_status parent_status;	/* follow-ups: the parent's status */
+	enum state_mark parent_mark;	/* follow-ups: the parent's mark */
+	enum state_mark mark;	/* the operator's */
+	char *mark_why;		/* the operator's reason for it, or NULL */
+	struct state_rcpt *rcpt;	/* each envelope recipient's outcome so far,
+					   in envelope order; none before the first
+					   attempt */
+	size_t nr_rcpt;
 	size_t replies;		/* state_report_list(): ingested replies in the thread */
 	size_t followups;	/* state_report_list(): follow-ups in the thread */
 	char *tree;		/* (in) reports and follow-ups: the comparison's
@@ -160,17 +225,6 @@ struct state_reports {
 };
 
 void state_reports_release(struct state_reports *list);
-
-/* The result of one recipient in a delivery attempt.  As input the
- * strings are only read; as returned by state_report_results() they are
- * owned (state_rcpts_free()). */
-struct state_rcpt {
-	char *address;
-	int code;		/* SMTP reply code; 0 when it was never answered */
-	char *reply;		/* the server's text, "" if none */
-};
-
-void state_rcpts_free(struct state_rcpt *v, size_t nr);
 
 /* A mail perfbot knows for threading.  Owned strings; NULL = unknown. */
 struct state_message {
@@ -268,12 +322,25 @@ int state_report_get(struct state *st, int64_t id, struct state_report *out, str
 
 /*
  * The newest report or follow-up (largest id) with this thread key whose
- * status is queued, sending or sent, mail included: what a new comparison
- * of the same thing follows up.  1 and *out filled, 0 when there is none,
+ * status is queued, sending or sent, that was not redirected and not
+ * dropped before anyone got it, mail included: what a new comparison of
+ * the same thing follows up.  1 and *out filled, 0 when there is none,
  * -1 on error.
  */
 int state_report_find_by_thread_key(struct state *st, const char *thread_key,
 				    struct state_report *out, struct buf *err);
+
+/* The Message-ID of the newest report or follow-up with this thread key,
+ * whatever became of it (a new report of the same comparison must not
+ * get the same one): 1 and *message_id (malloc'd) set, 0 when there is
+ * none, -1 on error. */
+int state_report_last_message_id(struct state *st, const char *thread_key,
+				 char **message_id, struct buf *err);
+
+/* The id of the report or follow-up with this Message-ID (without <>):
+ * 1 and *id set, 0 when there is none, -1 on error. */
+int state_report_find_id(struct state *st, const char *message_id, int64_t *id,
+			 struct buf *err);
 
 /* 1 and *report_id set when the spool file NAME went into a report, 0 if
  * not, -1 on error.  (A send that died between committing a report and
@@ -285,9 +352,11 @@ int state_source_find(struct state *st, const char *name, int64_t *report_id,
  * Appends to *out (mail included, oldest first, at most limit; a limit of
  * 0, as when maxPerHour is used up, appends none) the reports due at now:
  * queued ones whose next_attempt is 0 or <= now, and every 'sending' one
- * (left by a run that died).  A follow-up is due only once its parent is
- * sent or failed, so it never goes out before the mail it answers.  The
- * reports' sources are not loaded.  0 or -1.
+ * (left by a run that died); never a dropped one.  Held ones are among
+ * them (mark says so), for the caller to skip and say so.  A follow-up is
+ * due only once its parent is sent, failed or dropped, so it never goes
+ * out before the mail it answers (parent_status and parent_mark say
+ * which).  The reports' sources are not loaded.  0 or -1.
  */
 int state_report_due(struct state *st, int64_t now, size_t limit,
 		     struct state_reports *out, struct buf *err);
@@ -318,29 +387,39 @@ int state_delivery_unfinished(struct state *st, int64_t *since, struct buf *err)
 int state_delivery_begin(struct state *st, int64_t since, struct buf *err);
 int state_delivery_end(struct state *st, struct buf *err);
 
-/* queued|sending -> sending: attempts + 1, last_attempt = now.  Commit
- * this before sending DATA.  0 or -1. */
-int state_report_mark_sending(struct state *st, int64_t id, int64_t now, struct buf *err);
+/* queued|sending -> sending (not held or dropped): attempts + 1,
+ * last_attempt = now, and redirected_to set to redirect unless it was set
+ * before (NULL: none).  Commit this before sending DATA.  0 or -1. */
+int state_report_mark_sending(struct state *st, int64_t id, int64_t now, const char *redirect,
+			      struct buf *err);
 
 /*
- * sending -> sent at now, with the server's final reply and the results
- * of each recipient (replacing the previous attempt's).  In the same
- * transaction: the send log of now's hour grows by one, and the mail
- * becomes a known message (origin 'sent', in its thread, dated created).
- * 0 or -1.
+ * Ends the attempt that state_report_mark_sending() began.  rcpt is every
+ * envelope recipient's outcome now (those tried in this attempt and those
+ * final before; it replaces the stored list), and makes the status
+ * (state_rcpt_outcome()): queued, due again at next_attempt, while one is
+ * deferred; else sent; else failed.  reply: the server's final words (or
+ * the local error) for last_reply.  When rcpt has a delivered recipient
+ * and the report had none before, `sent` becomes now.  0 or -1.
  */
-int state_report_mark_sent(struct state *st, int64_t id, int64_t now, const char *reply,
-			   const struct state_rcpt *rcpt, size_t nr_rcpt, struct buf *err);
-/* sending -> queued, due again at next_attempt (a temporary failure). */
-int state_report_mark_deferred(struct state *st, int64_t id, int64_t next_attempt,
-			       const char *reply, const struct state_rcpt *rcpt,
-			       size_t nr_rcpt, struct buf *err);
-/* sending -> failed (a permanent refusal). */
-int state_report_mark_failed(struct state *st, int64_t id, const char *reply,
-			     const struct state_rcpt *rcpt, size_t nr_rcpt, struct buf *err);
+int state_report_mark_ended(struct state *st, int64_t id, int64_t now, int64_t next_attempt,
+			    const char *reply, const struct state_rcpt *rcpt, size_t nr_rcpt,
+			    struct buf *err);
 
-/* The per-recipient results of the last attempt, in the order given:
- * *out is a new array of *nr (state_rcpts_free()).  0 or -1. */
+/*
+ * An attempt that the SMTP session's failure stopped before the mail's
+ * transaction began (connection refused, timeout, greeting, TLS, AUTH):
+ * queued|sending -> queued, attempts + 1, last_attempt = now, last_reply
+ * = reply (the local error or the server's words), next_attempt set
+ * unless it is 0 (then it stays: a configuration error does not push the
+ * next attempt later).  The recipients' outcomes stay.  0 or -1.
+ */
+int state_report_mark_stopped(struct state *st, int64_t id, int64_t now, int64_t next_attempt,
+			      const char *reply, struct buf *err);
+
+/* Each envelope recipient's outcome so far (none before the first
+ * attempt), in envelope order: *out is a new array of *nr
+ * (state_rcpts_free()).  0 or -1. */
 int state_report_results(struct state *st, int64_t id, struct state_rcpt **out,
 			 size_t *nr, struct buf *err);
 
@@ -363,6 +442,44 @@ int state_report_list(struct state *st, struct state_reports *out, struct buf *e
  * (also when there is no such report). */
 int state_report_set_verdict(struct state *st, int64_t id, enum state_verdict v,
 			     struct buf *err);
+
+/* What an operator can do to a mail in the outbox (perfbot outbox). */
+enum state_action {
+	STATE_ACTION_HOLD,	/* queued (or left sending), not held -> held */
+	STATE_ACTION_RELEASE,	/* held -> not held */
+	STATE_ACTION_RETRY,	/* queued or sending, not held: the back-off is
+				 * cleared (due at once); failed, or sent with a
+				 * refused recipient: queued again, its refused
+				 * recipients tried again */
+	STATE_ACTION_DROP,	/* queued, sending, held or failed -> dropped:
+				 * kept with its bytes, never sent */
+};
+
+/* "hold", "release", "retry", "drop" */
+const char *state_action_name(enum state_action a);
+
+/*
+ * Does action a to report or follow-up id, and records it in the same
+ * transaction as a command of `author` ("operator (root)") at now, with
+ * why (may be NULL; required for a drop; one line, no control
+ * characters, at most STATE_MAX_TEXT bytes) as its arguments.  0 when done;
+ * STATE_REFUSED with a message saying why when a does not apply to the
+ * report as it is (nothing changed); -1 on errors (no such report, the
+ * database).
+ */
+int state_report_act(struct state *st, int64_t id, enum state_action a, const char *why,
+		     const char *author, int64_t now, struct buf *err);
+
+/*
+ * Sets report id's verdict as the operator `author` decided, with why (may
+ * be NULL), recorded as a command like a maintainer's ("reopen",
+ * "invalid", "fixed", "duplicate") in the same transaction.  0;
+ * STATE_REFUSED with a message when id is a follow-up (a thread's state
+ * is its report's) or the report already has that verdict; -1 on errors.
+ */
+int state_report_set_verdict_by(struct state *st, int64_t id, enum state_verdict v,
+				const char *why, const char *author, int64_t now,
+				struct buf *err);
 
 /*
  * Records a message (untrusted fields; message_id required), unless one
@@ -395,6 +512,30 @@ int state_message_set_archived(struct state *st, const char *message_id, const c
 int state_command_add(struct state *st, int64_t report_id, const char *message_id,
 		      const char *name, const char *args, const char *author, int64_t date,
 		      struct buf *err);
+/* A recorded command: a maintainer's #perfbot line, or an operator's
+ * action (message_id NULL).  Owned strings. */
+struct state_command {
+	int64_t report_id;	/* the report or follow-up it is about; 0 = none */
+	char *message_id;	/* the mail it came in, or NULL (the operator's) */
+	char *name;
+	char *args;
+	char *author;
+	int64_t date;		/* 0 = unknown */
+};
+
+struct state_commands {
+	struct state_command *v;
+	size_t nr, alloc;
+};
+
+void state_commands_release(struct state_commands *list);
+
+/* Appends the commands about the reports and follow-ups of thread_id's
+ * thread (every command when thread_id is 0), by date, then as recorded.
+ * 0 or -1. */
+int state_command_list(struct state *st, int64_t thread_id, struct state_commands *out,
+		       struct buf *err);
+
 /* Records a trailer found in a known message; idempotent likewise. */
 int state_trailer_add(struct state *st, const char *message_id, const char *key,
 		      const char *value, struct buf *err);
@@ -414,12 +555,13 @@ int state_archive_tip_get(struct state *st, int64_t epoch, char **oid, struct bu
 int state_archive_tip_set(struct state *st, int64_t epoch, const char *oid, struct buf *err);
 
 /*
- * The run lock: an exclusive flock() on DIR/lock (DIR created 0700 as
- * state_open() does), so two perfbot runs never work on one state at
- * once.  Tries for wait_ms (STATE_LOCK_WAIT_MS for cron's `send`) without
- * blocking longer.  0 with *out set (state_unlock() it; the lock also dies
- * with the process), STATE_BUSY with "DIR/lock is held by another perfbot
- * (pid N)" when another process holds it (nothing changed), -1 on error.
+ * The run lock: DIR/lock taken with lock_take() (lock.h; DIR created
+ * 0700 as state_open() does), so two perfbot runs never work on one state
+ * at once.  Tries for wait_ms (STATE_LOCK_WAIT_MS for cron's `send`)
+ * without blocking longer.  0 with *out set (state_unlock() it; the lock
+ * also dies with the process), STATE_BUSY with "DIR/lock is held by
+ * another perfbot (pid N) ..." when another process holds it (nothing
+ * changed), -1 on error.
  * Two state_lock() calls in one process contend as two processes do.
  */
 int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf *err);
@@ -471,7 +613,7 @@ struct state_tracked {
 	char *message_id;
 	char *subject;
 	char *tree;		/* NAME/BRANCH, or NULL when unknown (a report
-				   queued before schema 4 whose Subject did not
+				   queued before schema 5 whose Subject did not
 				   say it) */
 	char *head;		/* 40 hex digits, or NULL when unknown */
 	char **followup_ids;	/* its follow-ups' Message-IDs, oldest first */

@@ -1,12 +1,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "address.h"
 #include "archive.h"
+#include "mail.h"
 #include "repo.h"
 #include "store.h"
 #include "xalloc.h"
@@ -46,43 +46,6 @@ struct store {
 	pthread_cond_t progress;	/* to the caller: an entry was filed */
 };
 
-char *store_message_id(const char *raw, size_t len)
-{
-	const char *p = raw, *end = raw + (len > (1u << 20) ? (1u << 20) : len);
-	struct buf field = BUF_INIT;
-	char *id = NULL;
-	int in_field = 0;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *stop = nl ? nl : end;
-		size_t n = (size_t)(stop - p);
-
-		if (n && stop[-1] == '\r')
-			n--;
-		if (n == 0)
-			break;	/* end of the header block */
-		if (*p == ' ' || *p == '\t') {
-			if (in_field)
-				buf_add(&field, p, n);
-		} else if (in_field) {
-			break;
-		} else if (n > 11 && !strncasecmp(p, "Message-ID:", 11)) {
-			in_field = 1;
-			buf_add(&field, p + 11, n - 11);
-		}
-		p = nl ? nl + 1 : end;
-	}
-	if (in_field) {
-		const char *lt = strchr(field.data, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-
-		if (lt && gt && gt > lt + 1)
-			id = xstrndup(lt + 1, (size_t)(gt - lt - 1));
-	}
-	buf_release(&field);
-	return id;
-}
-
 /* Queued mail that wakes the archiver: some tens of mails, not each one (a
  * wake-up costs two context switches), and not many more, since what is
  * still queued when the caller commits is written while it waits (with
@@ -96,15 +59,13 @@ static int catch_up(void *ctx, const char *commit_hex, const char *raw, size_t l
 {
 	struct store *s = ctx;
 	struct buf blob = BUF_INIT, err = BUF_INIT;
-	char *id = store_message_id(raw, len);
+	char *id = mail_known_id(raw, len);
 	int r = 0;
 
-	if (id) {
-		repo_hash_hex(&blob, raw, len);
-		/* unknown ids (filed by hand?) are left alone */
-		if (state_message_set_archived(s->st, id, blob.data, commit_hex, &err) < 0)
-			r = 0;
-	}
+	repo_hash_hex(&blob, raw, len);
+	/* unknown ids (filed by hand?) are left alone */
+	if (state_message_set_archived(s->st, id, blob.data, commit_hex, &err) < 0)
+		r = 0;
 	free(id);
 	buf_release(&blob);
 	buf_release(&err);

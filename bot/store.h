@@ -13,7 +13,9 @@
  * store_commit() moves the archive's master, then records in one
  * transaction where each message went and the archive's tip.  A run that
  * died between those two steps is caught up by store_open(): it walks the
- * archive from the tip the database knows and records what it finds.
+ * archive from the tip the database knows and records what it finds,
+ * each message under the id mail_known_id() (mail.h) gives it, the very
+ * id ingest filed it under.
  *
  * Threads: the archive is written by a thread of the store's own, so that
  * hashing and deflating mail runs beside the caller's work (`send` waits
@@ -59,9 +61,5 @@ int store_commit(struct store *s, struct buf *err);
 /* Closes without committing a pending batch (its objects stay unreferenced
  * and its messages unfiled until they are filed again).  Accepts NULL. */
 void store_close(struct store *s);
-
-/* The Message-ID (without <>) of raw's header block, or NULL: a bounded
- * scan for the archive catch-up (malloc'd). */
-char *store_message_id(const char *raw, size_t len);
 
 #endif

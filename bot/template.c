@@ -771,6 +771,10 @@ static void set_where(const struct template_set *set, struct buf *out, const cha
 {
 	size_t i;
 
+	if (!set->nr_dirs) {
+		buf_addf(out, "%.*s.txt (the set has no folder)", (int)len, name);
+		return;
+	}
 	if (set->nr_dirs == 1) {
 		buf_addf(out, "%s/%.*s.txt", set->dirs[0], (int)len, name);
 		return;
@@ -944,6 +948,62 @@ int template_set_get(struct template_set *set, const char *name,
 		return -1;
 	}
 	return 0;
+}
+
+/* The templates check_refs() has been through, so that recursive
+ * partials (which the data ends) are looked at once. */
+struct seen {
+	const struct template **v;
+	size_t nr, alloc;
+};
+
+/* Loads every partial and parent t names, and theirs, depth first. */
+static int check_refs(struct template_set *set, const struct template *t, struct seen *seen,
+		      struct buf *err)
+{
+	uint32_t i;
+	size_t j;
+
+	for (j = 0; j < seen->nr; j++)
+		if (seen->v[j] == t)
+			return 0;
+	ALLOC_GROW(seen->v, seen->nr + 1, seen->alloc);
+	seen->v[seen->nr++] = t;
+	for (i = 0; i < t->nr; i++) {
+		const struct node *n = &t->nodes[i];
+		const struct template *pt;
+
+		if (n->kind != NODE_PARTIAL && n->kind != NODE_PARENT)
+			continue;
+		if (set_load(set, t->text + n->off, n->len, n->hash, &pt, err) < 0)
+			return -1;
+		if (!pt) {
+			struct buf where = BUF_INIT;
+
+			set_where(set, &where, t->text + n->off, n->len);
+			err_set(err, "%s:%d: no %s '%.*s' (%s does not exist)", t->name, n->line,
+				n->kind == NODE_PARENT ? "parent" : "partial", (int)n->len,
+				t->text + n->off, where.data);
+			buf_release(&where);
+			return -1;
+		}
+		if (check_refs(set, pt, seen, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int template_set_check(struct template_set *set, const char *name, struct buf *err)
+{
+	const struct template *t;
+	struct seen seen = { 0 };
+	int r;
+
+	if (template_set_get(set, name, &t, err) < 0)
+		return -1;
+	r = check_refs(set, t, &seen, err);
+	free(seen.v);
+	return r;
 }
 
 /* ---- rendering ------------------------------------------------------ */

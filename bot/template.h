@@ -126,6 +126,14 @@ int template_set_lookup(struct template_set *set, const char *name,
 			const struct template **out, struct buf *err);
 
 /*
+ * Loads template NAME and every partial and parent it names, and theirs,
+ * as rendering would (a partial inside a section that the data leaves out
+ * is checked too): 0 when all exist and parse, else -1 with the message
+ * rendering would give.  For `perfbot check`, which has no data to render.
+ */
+int template_set_check(struct template_set *set, const char *name, struct buf *err);
+
+/*
  * Renders t with data (the root of the context stack; NULL renders as
  * null), appending to out.  Partials and parents come from set (may be
  * NULL: none exist); t need not belong to set.  opt may be NULL (strict,

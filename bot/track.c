@@ -234,7 +234,7 @@ static int run_index(struct run *r, struct buf *err)
 		struct state_tracked *rep = &r->reports.v[i];
 
 		if (!is_hex(rep->head, 40, 40))
-			continue;	/* queued before schema 4 without a head in its thread key */
+			continue;	/* queued before schema 5 without a head in its thread key */
 		mids[n] = xcalloc(rep->nr_followup_ids + 1, sizeof(**mids));
 		mids[n][0] = rep->message_id;
 		for (j = 0; j < rep->nr_followup_ids; j++)

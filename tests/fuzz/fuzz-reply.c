@@ -20,7 +20,7 @@
 
 #include "charset.h"
 #include "mail.h"
-#include "mime.h"
+#include "mime-child.h"
 #include "reply.h"
 
 /* abort() with the line of the broken contract on stderr */

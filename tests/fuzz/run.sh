@@ -12,10 +12,17 @@ for f in "$@"; do
 	corpus=$(mktemp -d)
 	seeds=$top/tests/fuzz/seeds-${name#fuzz-}
 	[ -d "$seeds" ] && cp "$seeds"/* "$corpus"/ 2>/dev/null
+	# the inputs that found bugs are seeds too
+	regressions=$top/tests/fuzz/regressions/${name#fuzz-}
+	[ -d "$regressions" ] && cp "$regressions"/* "$corpus"/ 2>/dev/null
 	case $name in
 	fuzz-json) cp "$top"/config/*.json "$top"/tests/golden/*/input.json "$corpus"/ 2>/dev/null ;;
 	fuzz-template) cp "$top"/templates/*.txt "$corpus"/ 2>/dev/null ;;
 	fuzz-reply) cp "$top"/tests/t/data/parse/* "$corpus"/ 2>/dev/null ;;
+	fuzz-rfc5322)
+		cp "$top"/tests/t/data/parse/* "$corpus"/ 2>/dev/null
+		python3 "$top"/tests/helpers/make-hostile.py "$corpus/hostile" >/dev/null 2>&1 &&
+			mv "$corpus"/hostile/* "$corpus"/ && rmdir "$corpus/hostile" ;;
 	fuzz-gitconfig) cp "$top"/config/perfbot.conf.example "$top"/tests/golden/config "$corpus"/ 2>/dev/null ;;
 	esac
 	echo "== $name: ${seconds}s"

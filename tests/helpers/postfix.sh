@@ -1,20 +1,25 @@
 #!/bin/sh
-# postfix.sh start DIR PORT | stop DIR
+# postfix.sh start DIR PORT [EXTRA.cf] | reload DIR | stop DIR
 #
 # A private Postfix for the tests: its own configuration, queue and logs
 # under DIR, an SMTP listener on 127.0.0.1:PORT only, and every recipient
 # (any domain) delivered by virtual(8) into the one Maildir DIR/mail/inbox/
 # as user nobody: one file per recipient, each with Delivered-To, and the
 # queue id of its SMTP transaction in the first Received: header ("with
-# ESMTP id QUEUEID"), which tells transactions apart.  Nothing in /etc is read or changed.  Needs root (Postfix's
-# master runs as root and drops privileges) and the postfix package.
+# ESMTP id QUEUEID"), which tells transactions apart.  EXTRA.cf, when
+# given, is appended to main.cf (a later setting overrides an earlier one:
+# a test's smtpd_recipient_restrictions with a check_recipient_access map,
+# say); `reload` makes Postfix read it and its maps again.  Nothing in /etc
+# is read or changed.  Needs root (Postfix's master runs as root and drops
+# privileges) and the postfix package.
 set -eu
-cmd=${1:?usage: postfix.sh start DIR PORT | stop DIR}
-dir=${2:?usage: postfix.sh start DIR PORT | stop DIR}
+cmd=${1:?usage: postfix.sh start DIR PORT [EXTRA.cf] | reload DIR | stop DIR}
+dir=${2:?usage: postfix.sh start DIR PORT [EXTRA.cf] | reload DIR | stop DIR}
 
 case $cmd in
 start)
-	port=${3:?usage: postfix.sh start DIR PORT}
+	port=${3:?usage: postfix.sh start DIR PORT [EXTRA.cf]}
+	extra=${4:-}
 	command -v postfix >/dev/null || { echo "postfix.sh: postfix is not installed" >&2; exit 69; }
 	mkdir -p "$dir/conf" "$dir/queue" "$dir/data" "$dir/mail" "$dir/log"
 	dir=$(cd "$dir" && pwd)
@@ -50,6 +55,11 @@ maillog_file_prefixes = $dir/log
 smtputf8_enable = no
 biff = no
 CF
+	if [ -n "$extra" ]; then
+		# Postfix warns about each overridden setting; the last one wins
+		printf '# from %s\n' "$extra" >>"$dir/conf/main.cf"
+		cat "$extra" >>"$dir/conf/main.cf"
+	fi
 	# master.cf: the distribution's, without chroot, with the SMTP listener
 	# moved to 127.0.0.1:PORT and the postlog service for maillog_file.
 	sed -e 's/^smtp\( *\)inet\( *\)n\( *\)-\( *\)[yn-]/#&/' \
@@ -73,6 +83,9 @@ CF
 		sleep 0.1
 	done
 	;;
+reload)
+	postfix -c "$dir/conf" reload >"$dir/log/reload.log" 2>&1 || { cat "$dir/log/reload.log" >&2; exit 1; }
+	;;
 stop)
 	[ -f "$dir/conf/main.cf" ] || exit 0
 	postfix -c "$dir/conf" stop >/dev/null 2>&1 || true
@@ -86,7 +99,7 @@ stop)
 	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
 	;;
 *)
-	echo "usage: postfix.sh start DIR PORT | stop DIR" >&2
+	echo "usage: postfix.sh start DIR PORT [EXTRA.cf] | reload DIR | stop DIR" >&2
 	exit 64
 	;;
 esac

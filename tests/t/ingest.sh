@@ -121,7 +121,8 @@ check "ingest: a second run takes nothing again" test "$("$perfbot" --config "$t
 
 # 5. perfbot thread
 "$perfbot" --config "$tmp/c" thread "$mid" >"$tmp/overview.txt"
-check "thread: the overview has 3 mails" test "$(wc -l <"$tmp/overview.txt")" -eq 3
+check "thread: the overview has 3 mails" test "$(sed '/^$/,$d' "$tmp/overview.txt" | wc -l)" -eq 3
+check "thread: ... then the maintainers' commands" grep -q "#perfbot reopen  by Ingo Molnar" "$tmp/overview.txt"
 check "thread: the reply to the reply is indented deeper" grep -q "^.\{17\}  \` Ingo Molnar" "$tmp/overview.txt"
 "$perfbot" --config "$tmp/c" thread --json 1 >"$tmp/thread.json"
 check "thread --json: root and depths 0,1,2" test "$(jq_py '[m["depth"] for m in d["messages"]]' <"$tmp/thread.json")" = "[0, 1, 2]"

@@ -69,7 +69,7 @@ check "status --json on a missing state dir exits 0" test "$rc" -eq 0
 check "status --json on a missing state dir: empty, spec keys" status_json "$tmp/s0.json" '
 assert set(d) >= {"paused", "spool", "reports", "sent_last_hour"}, d
 assert d["paused"] is False and d["reports"] == [] and d["sent_last_hour"] == 0, d
-assert d["spool"] == {"incoming": 0, "rejected": 0}, d
+assert d["spool"] == {"incoming": 0, "rejected": 0, "waiting": []}, d
 '
 check "status does not create the state dir" test ! -e "$state"
 pb status >"$tmp/s0.txt" 2>&1
@@ -133,7 +133,9 @@ echo '{' >"$state/spool/incoming/.tmp-producer.json"
 # --- status with a spool and no database ------------------------------------
 pb status --json >"$tmp/s1.json" 2>"$tmp/s1.err"
 check "status --json counts the spool" status_json "$tmp/s1.json" '
-assert d["spool"] == {"incoming": 3, "rejected": 0}, d["spool"]
+assert (d["spool"]["incoming"], d["spool"]["rejected"]) == (3, 0), d["spool"]
+w = d["spool"]["waiting"]
+assert len(w) == 3 and all(x["refused"] is None and x["until"] for x in w), w
 assert d["reports"] == [], d
 '
 pb status >"$tmp/s1.txt" 2>&1

@@ -246,6 +246,7 @@ static void notice_answers_the_report(void **state)
 	rep.cc_addrs = "perf@lists.example.org\npeterz@example.org";
 	rep.env_rcpt = "jose@example.org\nperf@lists.example.org\npeterz@example.org";
 	rep.mail = report_mail;
+	rep.mail_len = sizeof(report_mail) - 1;
 	memset(&fix, 0, sizeof(fix));
 	fix.commit = FIX1;
 	fix.subject = "mm: fix the regression";

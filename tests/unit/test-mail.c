@@ -11,7 +11,7 @@
 #include "charset.h"
 #include "date.h"
 #include "mail.h"
-#include "mime.h"
+#include "mime-child.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -633,150 +633,6 @@ static void header_limits(void **state)
 	buf_release(&raw);
 }
 
-/* The transfer decoders on their own. */
-static void decoders(void **state)
-{
-	static const struct { const char *in, *out; long bad; int base64; } cases[] = {
-		{ "", "", 0, 0 },
-		{ "=41=42=4a=4A", "ABJJ", 0, 0 },
-		{ "soft=\nbreak", "softbreak", 0, 0 },
-		{ "soft= \t\r\nbreak", "softbreak", 0, 0 },
-		{ "end=", "end", 0, 0 },
-		{ "a=\rb", "a=\rb", 1, 0 },
-		{ "=G1 =4", "=G1 =4", 2, 0 },
-		{ "trailing space \n", "trailing space \n", 0, 0 },
-		{ "YQ==", "a", 0, 1 },
-		{ "YWI=", "ab", 0, 1 },
-		{ "YWJj", "abc", 0, 1 },
-		{ "YWJ j\r\nZA", "abcd", 0, 1 },
-		{ "YQ==YQ==", "aa", 0, 1 },
-		{ "Y*Q", "a", 1, 1 },
-		{ "YWJjZ", "abc", 1, 1 },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < N(cases); i++) {
-		struct buf out = BUF_INIT;
-		long bad = cases[i].base64 ?
-			mime_decode_base64(cases[i].in, strlen(cases[i].in), &out) :
-			mime_decode_qp(cases[i].in, strlen(cases[i].in), &out);
-
-		if (bad != cases[i].bad || strcmp(out.data, cases[i].out))
-			fail_msg("%s: [%s] with %ld bad, want [%s] with %ld", cases[i].in, out.data,
-				 bad, cases[i].out, cases[i].bad);
-		buf_release(&out);
-	}
-}
-
-static void content_type_fields(void **state)
-{
-	static const struct {
-		const char *in, *value, *charset, *boundary;
-		int has_name, ok;
-	} cases[] = {
-		{ "text/plain", "text/plain", NULL, NULL, 0, 1 },
-		{ " Text/Plain ; Charset=\"UTF-8\" (comment); format=flowed", "text/plain", "UTF-8",
-		  NULL, 0, 1 },
-		{ "multipart/mixed;\n\tboundary=\"----=_Part_1\"", "multipart/mixed", NULL,
-		  "----=_Part_1", 0, 1 },
-		{ "multipart/mixed; boundary==_unquoted=; charset=a; charset=b", "multipart/mixed", "a",
-		  "=_unquoted=", 0, 1 },
-		{ "text / plain; name*0*=utf-8''a%20b", "text/plain", NULL, NULL, 1, 1 },
-		{ "text/plain; boundary=\"a\\\"b\"", "text/plain", NULL, "a\"b", 0, 1 },
-		{ "text/plain; broken; charset=utf-8", "text/plain", NULL, NULL, 0, 1 },
-		{ "text", NULL, NULL, NULL, 0, 0 },
-		{ "/plain", NULL, NULL, NULL, 0, 0 },
-		{ "", NULL, NULL, NULL, 0, 0 },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < N(cases); i++) {
-		struct mime_field f;
-		struct buf err = BUF_INIT;
-		int rc = mime_field_parse(cases[i].in, 1, &f, &err);
-
-		if ((rc == 0) != cases[i].ok)
-			fail_msg("%s: rc %d (%s)", cases[i].in, rc, err.data);
-		if (rc == 0) {
-			check_string_or_null(cases[i].in, "value", f.value, cases[i].value);
-			check_string_or_null(cases[i].in, "charset", f.charset, cases[i].charset);
-			check_string_or_null(cases[i].in, "boundary", f.boundary, cases[i].boundary);
-			assert_int_equal(f.has_name, cases[i].has_name);
-			mime_field_release(&f);
-		}
-		buf_release(&err);
-	}
-}
-
-static void boundary_check(void **state)
-{
-	static const struct { const char *raw; int ok; } cases[] = {
-		{ "Content-Type: multipart/mixed; boundary=\"simple\"\n", 1 },
-		{ "content-type : multipart/mixed;\n boundary=unquoted_=.+/:?'()\n", 1 },
-		{ "Content-Type: multipart/mixed; boundary=\"\\\"\"\n", 0 },
-		{ "Content-Type: multipart/mixed; boundary=\"a\\\\b\"\n", 0 },
-		{ "Content-Type: multipart/mixed; boundary=a\"b\n", 0 },
-		{ "Content-Type: multipart/mixed; boundary=\"unterminated\n", 0 },
-		{ "Content-Type: multipart/mixed; boundary=\"\"\n", 0 },
-		{ "Content-Type: multipart/mixed; boundary*=utf-8''x\n", 0 },
-		{ "Content-Type: multipart/mixed; boundary=\"\x01\"\n", 0 },
-		{ "Content-Type: text/plain; x-boundary=\"\\\"\"\n", 1 },
-		{ "X-Note: boundary=\"\\\"\"\n", 1 },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < N(cases); i++) {
-		struct buf why = BUF_INIT;
-		int rc = mime_check_boundaries(cases[i].raw, strlen(cases[i].raw), &why);
-
-		if ((rc == 0) != cases[i].ok)
-			fail_msg("%s: rc %d (%s)", cases[i].raw, rc, why.data);
-		buf_release(&why);
-	}
-}
-
-static void charsets(void **state)
-{
-	static const struct { const char *charset, *in, *out; int outcome; } cases[] = {
-		{ "utf-8", "caf\xc3\xa9", "caf\xc3\xa9", CHARSET_OK },
-		{ "UTF8", "a\xc3", "a\xef\xbf\xbd", CHARSET_REPAIRED },
-		{ NULL, "caf\xc3\xa9", "caf\xc3\xa9", CHARSET_FALLBACK },
-		{ NULL, "caf\xe9", "caf\xc3\xa9", CHARSET_FALLBACK },
-		{ "us-ascii", "caf\xe9", "caf\xc3\xa9", CHARSET_FALLBACK },
-		{ "ISO-8859-1", "\x80\xb1", "\xe2\x82\xac\xc2\xb1", CHARSET_OK },
-		{ "windows-1252", "\x81", "\xef\xbf\xbd", CHARSET_REPAIRED },
-		{ "iso-8859-15", "\xa4", "\xe2\x82\xac", CHARSET_OK },
-		{ "ISO-8859-2*pl", "\xb1", "\xc4\x85", CHARSET_OK },
-		{ "shift_jis", "\x82\xa0", "\xe3\x81\x82", CHARSET_OK },
-		{ "utf-16le", "a\0", "a", CHARSET_OK },
-		{ "utf-16le", "\0\0", "\xef\xbf\xbd", CHARSET_REPAIRED },
-		{ "x-unknown", "x", "x", CHARSET_FALLBACK },
-		{ "../../etc/passwd", "x", "x", CHARSET_FALLBACK },
-		{ "utf-8//TRANSLIT", "x", "x", CHARSET_FALLBACK },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < N(cases); i++) {
-		struct buf out = BUF_INIT;
-		size_t len = strlen(cases[i].in);
-		int outcome;
-
-		if (cases[i].charset && !strncmp(cases[i].charset, "utf-16", 6))
-			len = 2;
-		outcome = charset_to_utf8(cases[i].charset, cases[i].in, len, &out, NULL);
-		if (outcome != cases[i].outcome || strcmp(out.data, cases[i].out))
-			fail_msg("%s: [%s] outcome %d, want [%s] outcome %d",
-				 cases[i].charset ? cases[i].charset : "(none)", out.data, outcome,
-				 cases[i].out, cases[i].outcome);
-		assert_true(charset_is_utf8(out.data, out.len));
-		buf_release(&out);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -787,10 +643,6 @@ int main(void)
 		cmocka_unit_test(isolation_survives_libetpan),
 		cmocka_unit_test(mime_limits),
 		cmocka_unit_test(header_limits),
-		cmocka_unit_test(decoders),
-		cmocka_unit_test(content_type_fields),
-		cmocka_unit_test(boundary_check),
-		cmocka_unit_test(charsets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,16 +123,16 @@ static void objects_read_back(void **state)
 	for (i = 0; i < 300000; i++)
 		buf_addc(&big, (char)('a' + (i * 7919) % 26));
 	for (i = 0; i < 5; i++)
-		assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, small[i], strlen(small[i]), &ids[i], &err), 0);
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, big.data, big.len, &ids[5], &err), 0);
+		assert_int_equal(pack_add(p, PACK_BLOB, small[i], strlen(small[i]), ids[i].id, &err), 0);
+	assert_int_equal(pack_add(p, PACK_BLOB, big.data, big.len, ids[5].id, &err), 0);
 	/* git hash-object's id of the empty blob */
 	assert_string_equal(git_oid_tostr(hex, sizeof(hex), &ids[0]), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
 	memcpy(tree + 9, ids[4].id, GIT_OID_RAWSZ);
-	assert_int_equal(pack_add(p, GIT_OBJECT_TREE, tree, sizeof(tree), &tree_id, &err), 0);
+	assert_int_equal(pack_add(p, PACK_TREE, tree, sizeof(tree), tree_id.id, &err), 0);
 	buf_addf(&commit, "tree %s\nauthor A <a@example.org> 1700000000 +0000\n"
 		 "committer C <c@example.org> 1700000000 +0000\n\nhello\n",
 		 git_oid_tostr(hex, sizeof(hex), &tree_id));
-	assert_int_equal(pack_add(p, GIT_OBJECT_COMMIT, commit.data, commit.len, &commit_id, &err), 0);
+	assert_int_equal(pack_add(p, PACK_COMMIT, commit.data, commit.len, commit_id.id, &err), 0);
 	assert_int_equal(pack_objects(p), 8);
 	assert_true(pack_bytes(p) < big.len / 10);	/* deflated */
 	assert_int_equal(count_files(f->pack_dir.data, "tmp_pack_"), 1);
@@ -168,9 +168,9 @@ static void duplicates_once(void **state)
 	git_oid a, b;
 	size_t i, before;
 
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "same\n", 5, &a, &err), 0);
+	assert_int_equal(pack_add(p, PACK_BLOB, "same\n", 5, a.id, &err), 0);
 	before = pack_bytes(p);
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "same\n", 5, &b, &err), 0);
+	assert_int_equal(pack_add(p, PACK_BLOB, "same\n", 5, b.id, &err), 0);
 	assert_true(git_oid_equal(&a, &b));
 	assert_int_equal(pack_objects(p), 1);
 	assert_int_equal(pack_bytes(p), before);
@@ -178,7 +178,7 @@ static void duplicates_once(void **state)
 	for (i = 0; i < 5000; i++) {
 		buf_reset(&body);
 		buf_addf(&body, "blob %zu\n", i % 2500);
-		assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, body.data, body.len, &a, &err), 0);
+		assert_int_equal(pack_add(p, PACK_BLOB, body.data, body.len, a.id, &err), 0);
 	}
 	assert_int_equal(pack_objects(p), 2501);
 	assert_int_equal(pack_write(p, &err), 0);
@@ -200,7 +200,7 @@ static void failures_leave_nothing(void **state)
 
 	buf_addf(&missing, "%s/nowhere", f->dir);
 	p = pack_new(missing.data);
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "kept\n", 5, &id, &err), -1);
+	assert_int_equal(pack_add(p, PACK_BLOB, "kept\n", 5, id.id, &err), -1);
 	assert_non_null(strstr(err.data, missing.data));
 	assert_int_equal(pack_objects(p), 0);
 	assert_int_equal(pack_write(p, &err), 0);
@@ -209,10 +209,10 @@ static void failures_leave_nothing(void **state)
 	p = pack_new(f->pack_dir.data);
 	assert_int_equal(pack_write(p, &err), 0);
 	assert_int_equal(count_files(f->pack_dir.data, "pack-"), 0);
-	assert_int_equal(pack_add(p, GIT_OBJECT_TAG, "x", 1, &id, &err), -1);
+	assert_int_equal(pack_add(p, (enum pack_type)4 /* a tag */, "x", 1, id.id, &err), -1);
 	assert_non_null(strstr(err.data, "cannot be packed"));
 	assert_int_equal(count_files(f->pack_dir.data, "tmp_"), 0);	/* nothing made yet */
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "dropped\n", 8, &id, &err), 0);
+	assert_int_equal(pack_add(p, PACK_BLOB, "dropped\n", 8, id.id, &err), 0);
 	assert_int_equal(count_files(f->pack_dir.data, "tmp_pack_"), 1);
 	pack_free(p);
 	assert_int_equal(count_files(f->pack_dir.data, "tmp_"), 0);
@@ -220,12 +220,12 @@ static void failures_leave_nothing(void **state)
 
 	/* one pack after another from the same struct pack */
 	p = pack_new(f->pack_dir.data);
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "first\n", 6, &id, &err), 0);
+	assert_int_equal(pack_add(p, PACK_BLOB, "first\n", 6, id.id, &err), 0);
 	assert_int_equal(pack_write(p, &err), 0);
 	read_back(f->dir, &id, GIT_OBJECT_BLOB, "first\n", 6);
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "first\n", 6, &id, &err), 0);
+	assert_int_equal(pack_add(p, PACK_BLOB, "first\n", 6, id.id, &err), 0);
 	assert_int_equal(pack_objects(p), 1);	/* the set starts afresh */
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, "second\n", 7, &id, &err), 0);
+	assert_int_equal(pack_add(p, PACK_BLOB, "second\n", 7, id.id, &err), 0);
 	assert_int_equal(pack_write(p, &err), 0);
 	read_back(f->dir, &id, GIT_OBJECT_BLOB, "second\n", 7);
 	assert_int_equal(count_files(f->pack_dir.data, "pack-"), 4);
@@ -264,7 +264,7 @@ static void write_failure_keeps_the_pack(void **state)
 		buf_reset(&body);
 		for (i = 0; i < 2048; i++)
 			buf_addc(&body, (char)(((n + 1) * 2654435761u + i * 40503u) >> 7));
-		if (pack_add(p, GIT_OBJECT_BLOB, body.data, body.len, &ids[n], &err) < 0) {
+		if (pack_add(p, PACK_BLOB, body.data, body.len, ids[n].id, &err) < 0) {
 			failed = 1;
 			assert_non_null(strstr(err.data, "cannot write"));
 			assert_int_equal(pack_objects(p), objects);
@@ -277,7 +277,7 @@ static void write_failure_keeps_the_pack(void **state)
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
 	/* the one that failed goes in now, and the pack is complete */
-	assert_int_equal(pack_add(p, GIT_OBJECT_BLOB, body.data, body.len, &ids[n], &err), 0);
+	assert_int_equal(pack_add(p, PACK_BLOB, body.data, body.len, ids[n].id, &err), 0);
 	n++;
 	assert_int_equal(pack_write(p, &err), 0);
 	assert_int_equal(run(f, "git -C %s verify-pack %s/pack-*.idx", f->dir, f->pack_dir.data), 0);

@@ -467,12 +467,32 @@ static void length_is_respected(void **state)
 	reply_free(r);
 }
 
+/* A command that needs an argument has none when only brackets are left. */
+static void empty_arguments_are_refused(void **state)
+{
+	static const char *const texts[] = {
+		"#perfbot dup-of: <>\n", "#perfbot dup-of < >\n", "#perfbot fixed-by:\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct reply *r = reply_analyse(texts[i], strlen(texts[i]), NULL);
+
+		assert_int_equal(r->nr_commands, 0);
+		assert_int_equal(r->nr_problems, 1);
+		assert_non_null(strstr(r->problems[0], "needs an argument"));
+		reply_free(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reply_shapes),
 		cmocka_unit_test(limits_are_kept),
 		cmocka_unit_test(length_is_respected),
+		cmocka_unit_test(empty_arguments_are_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1133,9 +1133,45 @@ static void close_accepts_null(void **state)
 	assert_string_equal(smtp_status_name(SMTP_TEMPORARY), "temporary");
 }
 
+/* The EHLO name without smtp.heloName: a dotted name that is not
+ * localhost's, else localhost to loopback only, else the address literal. */
+static void helo_default_rules(void **state)
+{
+	static const struct {
+		const char *host, *canonical, *literal;
+		int loopback;
+		const char *want;
+	} cases[] = {
+		{ "ci", "ci.lab.example.org", "[192.0.2.7]", 0, "ci.lab.example.org" },
+		{ "ci.lab.example.org", NULL, "[192.0.2.7]", 0, "ci.lab.example.org" },
+		{ "ci", "ci", "[192.0.2.7]", 0, "[192.0.2.7]" },
+		{ "ci", NULL, "[192.0.2.7]", 1, "localhost" },
+		{ "localhost", "localhost.localdomain", "[192.0.2.7]", 0, "[192.0.2.7]" },
+		{ "localhost", "localhost.localdomain", "[127.0.0.1]", 1, "localhost" },
+		{ "ci", NULL, "[IPv6:2001:db8::7]", 0, "[IPv6:2001:db8::7]" },
+		{ "", NULL, "", 0, NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char out[300];
+		int r = smtp_helo_choose(cases[i].host, cases[i].canonical, cases[i].literal,
+					 cases[i].loopback, out, sizeof(out));
+
+		if (!cases[i].want) {
+			assert_int_equal(r, -1);
+			continue;
+		}
+		assert_int_equal(r, 0);
+		assert_string_equal(out, cases[i].want);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(helo_default_rules),
 		cmocka_unit_test(tls_verify_chain_decides),
 		cmocka_unit_test(tls_limits),
 		cmocka_unit_test_setup_teardown(delivers_byte_exact, setup, teardown),

@@ -3,7 +3,8 @@
  * base name in one second), names sanitized (a table), refusals that leave
  * the file where it was, the copy path from another file system (/dev/shm
  * when it is one), producers' dot-files ignored and their plain names
- * claimed, rejection with a .why beside the file, removal, and counts.
+ * claimed, rejection with a .why beside the file, a rejected file taken
+ * back (requeue), removal, and counts.
  * Each test has its own temporary directory.
  */
 #include <stdarg.h>
@@ -405,6 +406,85 @@ static void reject_moves_aside_with_the_reason(void **state)
 	buf_release(&why);
 }
 
+/* A rejected file goes back under its spool name, the "N-" of a second
+ * rejection taken off, and its .why goes; refusals change nothing. */
+static void requeue_takes_a_rejected_file_back(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_names names = { 0 };
+	struct buf name = BUF_INIT, rej = BUF_INIT, err = BUF_INIT, back = BUF_INIT, why = BUF_INIT;
+	char src[128], *got;
+	size_t in, out;
+
+	snprintf(src, sizeof(src), "%s/fixed.json", f->dir);
+	write_file(src, "{fixed later");
+	queue(f, src, &name);
+	assert_int_equal(spool_reject(f->state, name.data, "unknown commit", &rej, &err), 0);
+	assert_int_equal(spool_requeue(f->state, rej.data, &back, &err), 0);
+	assert_string_equal(back.data, name.data);
+	got = read_file(spath(f, "incoming", name.data));
+	assert_string_equal(got, "{fixed later");
+	free(got);
+	buf_addf(&why, "%s.why", name.data);
+	assert_false(exists(spath(f, "rejected", name.data)));
+	assert_false(exists(spath(f, "rejected", why.data)));
+	assert_int_equal(spool_count(f->state, &in, &out, &err), 0);
+	assert_int_equal(in, 1);
+	assert_int_equal(out, 0);
+	list(f, &names);
+	assert_int_equal(names.nr, 1);
+	assert_string_equal(names.v[0], name.data);	/* no second prefix */
+
+	/* rejected again while an old copy is there: "1-NAME", and back as NAME */
+	write_file(spath(f, "rejected", name.data), "{old copy");
+	buf_reset(&rej);
+	assert_int_equal(spool_reject(f->state, name.data, "still unknown", &rej, &err), 0);
+	assert_int_equal(strncmp(rej.data, "1-", 2), 0);
+	buf_reset(&back);
+	assert_int_equal(spool_requeue(f->state, rej.data, &back, &err), 0);
+	assert_string_equal(back.data, name.data);
+	/* the old copy cannot go back while incoming/ has its name */
+	assert_int_equal(spool_requeue(f->state, name.data, NULL, &err), -1);
+	assert_non_null(strstr(err.data, "cannot move"));
+	assert_true(exists(spath(f, "rejected", name.data)));
+	buf_reset(&err);
+	assert_int_equal(spool_requeue(f->state, "nope.json", NULL, &err), -1);
+	assert_non_null(strstr(err.data, "nope.json"));
+	buf_reset(&why);
+	buf_addf(&why, "%s.why", rej.data);
+	assert_int_equal(spool_requeue(f->state, why.data, NULL, &err), -1);
+	assert_int_equal(spool_requeue(f->state, "../x", NULL, &err), -1);
+	spool_names_release(&names);
+	buf_release(&name);
+	buf_release(&rej);
+	buf_release(&err);
+	buf_release(&back);
+	buf_release(&why);
+}
+
+/* Peeking lists a producer's file under its own name and renames none. */
+static void peek_renames_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct spool_names names = { 0 };
+	struct buf name = BUF_INIT, err = BUF_INIT;
+	char src[128];
+
+	snprintf(src, sizeof(src), "%s/a.json", f->dir);
+	write_file(src, "{}");
+	queue(f, src, &name);
+	write_file(spath(f, "incoming", "dropped.json"), "{}");
+	write_file(spath(f, "incoming", ".half"), "{");
+	assert_int_equal(spool_peek_incoming(f->state, &names, &err), 0);
+	assert_int_equal(names.nr, 2);
+	assert_string_equal(names.v[0], name.data);
+	assert_string_equal(names.v[1], "dropped.json");
+	assert_true(exists(spath(f, "incoming", "dropped.json")));
+	spool_names_release(&names);
+	buf_release(&name);
+	buf_release(&err);
+}
+
 static void done_removes_and_is_idempotent(void **state)
 {
 	struct fixture *f = *state;
@@ -482,6 +562,8 @@ int main(void)
 		T(list_ignores_dot_files_and_claims_plain_names),
 		T(reject_moves_aside_with_the_reason),
 		T(done_removes_and_is_idempotent),
+		T(requeue_takes_a_rejected_file_back),
+		T(peek_renames_nothing),
 		T(counts),
 		cmocka_unit_test(spool_names_recognized),
 	};

@@ -1,5 +1,5 @@
 /*
- * The state database's part of issue 15: the migration to schema 4 (the
+ * The state database's part of issue 15: the migration to schema 5 (the
  * kinds notice and digest, each report's tree and head filled from what
  * older rows say), fixes and possible fixes, the track cursors, one
  * notice per report and fix commit, digests and their entries, and the
@@ -20,7 +20,7 @@
 
 #include "buf.h"
 #include "state.h"
-#include "schema3.h"
+#include "schema4.h"
 
 #define T0 1773035458
 #define HEAD_A "0123456789abcdef0123456789abcdef01234567"
@@ -122,7 +122,7 @@ static void list(struct state *st, struct state_tracked_list *out)
 	buf_release(&err);
 }
 
-/* A version 3 database with a report and a follow-up of it, neither
+/* A version 4 database with a report and a follow-up of it, neither
  * knowing its tree or head, is migrated: both filled from the thread key,
  * the report's branch from its Subject; the new kinds are taken; the
  * indexes and the view are there again; no foreign key is broken. */
@@ -140,12 +140,16 @@ static void migration_fills_trees_and_takes_the_new_kinds(void **state)
 	a = add(f->st, STATE_KIND_REPORT, "a@example.org", 0, "linus/master", HEAD_A);
 	b = add(f->st, STATE_KIND_REPORT, "b@example.org", 0, "linux-next/pending", HEAD_B);
 	fu = add(f->st, STATE_KIND_FOLLOWUP, "fu@example.org", a, "linux-next/master", HEAD_A);
-	assert_int_equal(state_report_mark_sending(f->st, a, T0, &err), 0);
-	assert_int_equal(state_report_mark_sent(f->st, a, T0, "250 ok", NULL, 0, &err), 0);
+	{
+		struct state_rcpt rcpt = { STATE_RCPT_DELIVERED, "dev@example.org", 250, "ok" };
+
+		assert_int_equal(state_report_mark_sending(f->st, a, T0, NULL, &err), 0);
+		assert_int_equal(state_report_mark_ended(f->st, a, T0, 0, "250 ok", &rcpt, 1, &err), 0);
+	}
 	state_close(f->st);
 	f->st = NULL;
 	buf_addf(&path, "%s/state.db", f->state);
-	schema_back_to_3(path.data);
+	schema_back_to_4(path.data);
 
 	assert_int_equal(state_open(f->state, &f->st, &err), 0);
 	list(f->st, &l);

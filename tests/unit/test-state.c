@@ -4,7 +4,10 @@
  * 'sending' by a run killed with SIGKILL, the hourly send log, duplicates,
  * follow-ups and threads, the ingest accessors, transactions grouped with
  * state_begin(), migrations on reopen, and the run lock between two opens
- * in one process and against a forked child.  Each test has its own
+ * in one process and against a forked child, each recipient's outcome
+ * (schema 4: migrated from version 3), the operator's actions on every
+ * state they apply to or not, redirected reports kept apart, attempts a
+ * failed session stopped.  Each test has its own
  * temporary state directory.
  *
  * <sqlite3.h> is included here only to look at and to tamper with the
@@ -29,7 +32,7 @@
 
 #include "buf.h"
 #include "state.h"
-#include "schema3.h"
+#include "schema4.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define T0 1773035458		/* 2026-03-09T05:50:58Z */
@@ -138,6 +141,17 @@ static void ok(int r, const struct buf *err, const char *what)
 		fail_msg("%s: returned %d: %s", what, r, err->data);
 }
 
+/* Ends an attempt with every recipient's outcome: one delivered (sent),
+ * deferred (queued again at next) or refused (failed). */
+static int end_as(struct state *st, int64_t id, int64_t when, enum state_rcpt_status how,
+		  const char *reply, struct buf *err)
+{
+	struct state_rcpt rcpt[] = { { how, "author@example.org", atoi(reply), (char *)reply },
+				     { how, "list@example.org", atoi(reply), (char *)reply } };
+
+	return state_report_mark_ended(st, id, when, when, reply, rcpt, 2, err);
+}
+
 static void open_creates_a_private_wal_database(void **state)
 {
 	struct fixture *f = *state;
@@ -161,6 +175,16 @@ static void open_creates_a_private_wal_database(void **state)
 	buf_release(&path);
 }
 
+/* SQL that takes a version 4 database back to version 3's shape (its
+ * commands table aside, which migration 4 copies whatever its shape), for
+ * the migration tests to make older databases by hand. */
+#define UNDO_4 \
+	"DROP VIEW known_messages; " \
+	"ALTER TABLE reports DROP COLUMN redirected_to; " \
+	"ALTER TABLE reports DROP COLUMN mark; " \
+	"ALTER TABLE reports DROP COLUMN mark_why; " \
+	"DELETE FROM schema_version WHERE version = 4; "
+
 static int64_t schema_rows(const char *dbpath, int64_t *max)
 {
 	sqlite3 *db;
@@ -183,8 +207,8 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	struct fixture *f = *state;
 	struct buf err = BUF_INIT, path = BUF_INIT;
 	struct state_rcpt sent_rows[] = {
-		{ "author@example.org", 250, "2.0.0 ok" },
-		{ "list@example.org", 550, "5.1.1 no" },
+		{ STATE_RCPT_DELIVERED, "author@example.org", 250, "2.0.0 ok" },
+		{ STATE_RCPT_REFUSED, "list@example.org", 550, "5.1.1 no" },
 	};
 	struct state_rcpt *rows;
 	struct state_reports due = { 0 };
@@ -196,8 +220,8 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 
 	id = add_report(f->st, "a@example.org", "k");
 	assert_int_equal(id, 1);	/* the hand-made rows below name it */
-	assert_int_equal(state_report_mark_sending(f->st, id, T0, &err), 0);
-	assert_int_equal(state_report_mark_sent(f->st, id, T0, "250 ok", sent_rows, 2, &err), 0);
+	assert_int_equal(state_report_mark_sending(f->st, id, T0, NULL, &err), 0);
+	assert_int_equal(state_report_mark_ended(f->st, id, T0, 0, "250 ok", sent_rows, 2, &err), 0);
 	for (i = 0; i < 3; i++) {
 		state_close(f->st);
 		ok(state_open(f->state, &f->st, &err), &err, "reopen");
@@ -215,9 +239,9 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	 * and all, and the flag becomes a cut-short delivery since 1970. */
 	state_close(f->st);
 	f->st = NULL;
-	schema_back_to_3(path.data);
+	schema_back_to_4(path.data);
 	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "BEGIN; DROP VIEW known_messages; "
+	assert_int_equal(sqlite3_exec(db, "BEGIN; " UNDO_4
 				      "CREATE TABLE recipients_results (report_id INTEGER NOT NULL "
 				      "REFERENCES reports(id), seq INTEGER NOT NULL, address TEXT NOT NULL, "
 				      "code INTEGER NOT NULL, reply TEXT NOT NULL, "
@@ -237,7 +261,9 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	assert_int_equal(state_report_results(f->st, id, &rows, &nr, &err), 0);
 	assert_int_equal(nr, 2);
 	assert_string_equal(rows[0].address, "author@example.org");
+	assert_int_equal(rows[0].status, STATE_RCPT_DELIVERED);
 	assert_string_equal(rows[1].address, "list@example.org");
+	assert_int_equal(rows[1].status, STATE_RCPT_REFUSED);
 	assert_int_equal(rows[1].code, 550);
 	assert_string_equal(rows[1].reply, "5.1.1 no\tsuch\\user");
 	state_rcpts_free(rows, nr);
@@ -248,9 +274,9 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	 * version 3 with its mail intact: made here from this one by hand. */
 	state_close(f->st);
 	f->st = NULL;
-	schema_back_to_3(path.data);
+	schema_back_to_4(path.data);
 	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "BEGIN; DROP VIEW known_messages; "
+	assert_int_equal(sqlite3_exec(db, "BEGIN; " UNDO_4
 				      "ALTER TABLE reports ADD COLUMN mail BLOB; "
 				      "UPDATE reports SET mail = (SELECT mail FROM report_mails "
 				      "WHERE report_id = reports.id); DROP TABLE report_mails; "
@@ -388,18 +414,15 @@ static const struct step {
 
 static int apply(struct state *st, int64_t id, const struct step *s, struct buf *err)
 {
-	struct state_rcpt rcpt[] = { { "author@example.org", 250, "ok" },
-				     { "list@example.org", 451, "later" } };
-
 	switch (s->op) {
 	case SENDING:
-		return state_report_mark_sending(st, id, s->when, err);
+		return state_report_mark_sending(st, id, s->when, NULL, err);
 	case SENT:
-		return state_report_mark_sent(st, id, s->when, "250 ok", rcpt, 1, err);
+		return end_as(st, id, s->when, STATE_RCPT_DELIVERED, "250 ok", err);
 	case DEFERRED:
-		return state_report_mark_deferred(st, id, s->when, "451 try later", rcpt, 2, err);
+		return end_as(st, id, s->when, STATE_RCPT_DEFERRED, "451 try later", err);
 	case FAILED:
-		return state_report_mark_failed(st, id, "550 no such user", rcpt, 2, err);
+		return end_as(st, id, s->when, STATE_RCPT_REFUSED, "550 no such user", err);
 	case END:
 		break;
 	}
@@ -449,48 +472,89 @@ static void unknown_report_is_an_error(void **state)
 	struct fixture *f = *state;
 	struct buf err = BUF_INIT;
 
-	assert_int_equal(state_report_mark_sending(f->st, 42, T0, &err), -1);
+	assert_int_equal(state_report_mark_sending(f->st, 42, T0, NULL, &err), -1);
 	assert_non_null(strstr(err.data, "no report 42"));
 	assert_int_equal(state_report_set_verdict(f->st, 42, STATE_VERDICT_FIXED, &err), -1);
 	buf_release(&err);
 }
 
-static void results_are_replaced_per_attempt(void **state)
+static void outcomes_are_replaced_per_attempt(void **state)
 {
 	struct fixture *f = *state;
-	struct state_rcpt two[] = { { "a@example.org", 451, "4.7.1 later" },
-				    { "b@example.org", 0, NULL } };
-	struct state_rcpt one[] = { { "a@example.org", 250, "2.1.5 ok" } };
+	struct state_rcpt two[] = { { STATE_RCPT_DEFERRED, "a@example.org", 451, "4.7.1 later" },
+				    { STATE_RCPT_DELIVERED, "b@example.org", 250, "ok: queued as X" } };
+	struct state_rcpt both[] = { { STATE_RCPT_DELIVERED, "a@example.org", 250, "ok: queued as Y" },
+				     { STATE_RCPT_DELIVERED, "b@example.org", 250, "ok: queued as X" } };
 	struct buf err = BUF_INIT;
 	struct state_rcpt *got;
+	struct state_report r;
 	size_t nr;
 	int64_t id = add_report(f->st, "r@example.org", "k");
 
-	ok(state_report_mark_sending(f->st, id, T0, &err), &err, "sending");
-	ok(state_report_mark_deferred(f->st, id, T0 + 60, "451 later", two, 2, &err), &err, "deferred");
+	ok(state_report_mark_sending(f->st, id, T0, NULL, &err), &err, "sending");
+	ok(state_report_mark_ended(f->st, id, T0, T0 + 60, "250 ok", two, 2, &err), &err, "partly");
 	ok(state_report_results(f->st, id, &got, &nr, &err), &err, "results");
 	assert_int_equal(nr, 2);
+	assert_int_equal(got[0].status, STATE_RCPT_DEFERRED);
 	assert_string_equal(got[0].address, "a@example.org");
 	assert_int_equal(got[0].code, 451);
 	assert_string_equal(got[0].reply, "4.7.1 later");
-	assert_int_equal(got[1].code, 0);
-	assert_string_equal(got[1].reply, "");
+	assert_int_equal(got[1].status, STATE_RCPT_DELIVERED);
 	state_rcpts_free(got, nr);
-	ok(state_report_mark_sending(f->st, id, T0 + 60, &err), &err, "sending");
-	ok(state_report_mark_sent(f->st, id, T0 + 61, "250 ok", one, 1, &err), &err, "sent");
-	ok(state_report_results(f->st, id, &got, &nr, &err), &err, "results");
-	assert_int_equal(nr, 1);
-	assert_int_equal(got[0].code, 250);
-	state_rcpts_free(got, nr);
+	/* a deferred recipient keeps the report queued, but it went out */
+	get(f->st, id, &r);
+	assert_int_equal(r.status, STATE_QUEUED);
+	assert_int_equal(r.next_attempt, T0 + 60);
+	assert_int_equal(r.sent, T0);
+	assert_int_equal(r.nr_rcpt, 2);
+	state_report_release(&r);
+	ok(state_report_mark_sending(f->st, id, T0 + 60, NULL, &err), &err, "sending");
+	ok(state_report_mark_ended(f->st, id, T0 + 61, 0, "250 ok", both, 2, &err), &err, "sent");
+	get(f->st, id, &r);
+	assert_int_equal(r.status, STATE_SENT);
+	assert_int_equal(r.sent, T0);	/* when a first recipient got it */
+	assert_int_equal(r.next_attempt, 0);
+	assert_int_equal(r.rcpt[0].status, STATE_RCPT_DELIVERED);
+	assert_string_equal(r.rcpt[0].reply, "ok: queued as Y");
+	state_report_release(&r);
 	buf_release(&err);
+}
+
+/* The status each list of outcomes makes. */
+static void outcome_of_recipients(void **state)
+{
+	static const struct {
+		enum state_rcpt_status v[3];
+		size_t n;
+		enum state_status want;
+	} cases[] = {
+		{ { STATE_RCPT_DELIVERED }, 1, STATE_SENT },
+		{ { STATE_RCPT_DELIVERED, STATE_RCPT_REFUSED }, 2, STATE_SENT },
+		{ { STATE_RCPT_DELIVERED, STATE_RCPT_DEFERRED }, 2, STATE_QUEUED },
+		{ { STATE_RCPT_REFUSED, STATE_RCPT_DEFERRED }, 2, STATE_QUEUED },
+		{ { STATE_RCPT_REFUSED, STATE_RCPT_REFUSED }, 2, STATE_FAILED },
+		{ { 0 }, 0, STATE_FAILED },
+	};
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		struct state_rcpt r[3];
+
+		memset(r, 0, sizeof(r));
+		for (j = 0; j < cases[i].n; j++)
+			r[j].status = cases[i].v[j];
+		if (state_rcpt_outcome(r, cases[i].n) != cases[i].want)
+			fail_msg("case %zu: %s", i, state_status_name(state_rcpt_outcome(r, cases[i].n)));
+	}
 }
 
 static void send_and_finish(struct state *st, int64_t id, int64_t when)
 {
 	struct buf err = BUF_INIT;
 
-	ok(state_report_mark_sending(st, id, when, &err), &err, "sending");
-	ok(state_report_mark_sent(st, id, when, "250 ok", NULL, 0, &err), &err, "sent");
+	ok(state_report_mark_sending(st, id, when, NULL, &err), &err, "sending");
+	ok(end_as(st, id, when, STATE_RCPT_DELIVERED, "250 ok", &err), &err, "sent");
 	buf_release(&err);
 }
 
@@ -663,15 +727,15 @@ static void due_selects_queued_retries_and_crashed(void **state)
 
 	fresh = add_report(f->st, "fresh@example.org", "k1");
 	later = add_report(f->st, "later@example.org", "k2");
-	ok(state_report_mark_sending(f->st, later, T0, &err), &err, "sending");
-	ok(state_report_mark_deferred(f->st, later, T0 + 300, "451", NULL, 0, &err), &err, "deferred");
+	ok(state_report_mark_sending(f->st, later, T0, NULL, &err), &err, "sending");
+	ok(end_as(f->st, later, T0 + 300, STATE_RCPT_DEFERRED, "451", &err), &err, "deferred");
 	crashed = add_report(f->st, "crashed@example.org", "k3");
-	ok(state_report_mark_sending(f->st, crashed, T0, &err), &err, "sending");
+	ok(state_report_mark_sending(f->st, crashed, T0, NULL, &err), &err, "sending");
 	sent = add_report(f->st, "sent@example.org", "k4");
 	send_and_finish(f->st, sent, T0);
 	failed = add_report(f->st, "failed@example.org", "k5");
-	ok(state_report_mark_sending(f->st, failed, T0, &err), &err, "sending");
-	ok(state_report_mark_failed(f->st, failed, "550", NULL, 0, &err), &err, "failed");
+	ok(state_report_mark_sending(f->st, failed, T0, NULL, &err), &err, "sending");
+	ok(end_as(f->st, failed, T0, STATE_RCPT_REFUSED, "550", &err), &err, "failed");
 	/* a follow-up of a report still waiting must wait for it */
 	report_init(&fu, "fu@example.org", "k2");
 	fu.kind = STATE_KIND_FOLLOWUP;
@@ -721,7 +785,7 @@ static void killed_while_sending_is_due_again(void **state)
 		struct state *st;
 
 		if (state_open(f->state, &st, NULL) < 0 ||
-		    state_report_mark_sending(st, id, T0, NULL) < 0)
+		    state_report_mark_sending(st, id, T0, NULL, NULL) < 0)
 			_exit(1);
 		raise(SIGKILL);
 		_exit(2);
@@ -734,7 +798,7 @@ static void killed_while_sending_is_due_again(void **state)
 	due_ids(f->st, T0, 10, ids, &nr);
 	assert_int_equal(nr, 1);
 	assert_int_equal(ids[0], id);
-	ok(state_report_mark_sending(f->st, id, T0 + 60, &err), &err, "sending again");
+	ok(state_report_mark_sending(f->st, id, T0 + 60, NULL, &err), &err, "sending again");
 	get(f->st, id, &after);
 	assert_int_equal(after.attempts, 2);
 	assert_string_equal(after.message_id, before.message_id);
@@ -849,8 +913,8 @@ static void followups_join_the_thread(void **state)
 	r.in_reply_to = "fu1@example.org";
 	r.refs = "root@example.org fu1@example.org";
 	fu2 = add(f->st, &r);
-	ok(state_report_mark_sending(f->st, fu2, T0 + 120, &err), &err, "sending");
-	ok(state_report_mark_failed(f->st, fu2, "554 no", NULL, 0, &err), &err, "failed");
+	ok(state_report_mark_sending(f->st, fu2, T0 + 120, NULL, &err), &err, "sending");
+	ok(end_as(f->st, fu2, T0 + 120, STATE_RCPT_REFUSED, "554 no", &err), &err, "failed");
 	get(f->st, fu2, &found);
 	assert_int_equal(found.thread_id, report);
 	assert_int_equal(found.parent_id, fu1);
@@ -1077,6 +1141,433 @@ static void names_round_trip(void **state)
 	assert_string_equal(state_kind_name(STATE_KIND_FOLLOWUP), "followup");
 }
 
+/* Runs sql on the database file itself, as another program would. */
+static void raw_sql(const struct fixture *f, const char *sql)
+{
+	char path[128], *msg = NULL;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/state.db", f->state);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(db);
+}
+
+/*
+ * A version 3 database (the last attempt's RCPT replies, no marks, the
+ * operator unknown) made by hand from this one: migration 4 turns the
+ * replies into outcomes, holds a sent report whose recipient perfbot 3
+ * gave up after a 4xx, and keeps the commands.
+ */
+static void migrating_from_3_makes_outcomes(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	struct state_commands cmds = { 0 };
+	struct state_report r;
+	int64_t sent, failed, queued, clean, max;
+
+	sent = add_report(f->st, "sent@example.org", "k1");
+	failed = add_report(f->st, "failed@example.org", "k2");
+	queued = add_report(f->st, "queued@example.org", "k3");
+	clean = add_report(f->st, "clean@example.org", "k4");
+	state_close(f->st);
+	f->st = NULL;
+	buf_addf(&path, "%s/state.db", f->state);
+	schema_back_to_4(path.data);
+	raw_sql(f, "BEGIN; " UNDO_4
+		"CREATE VIEW known_messages AS SELECT " "message_id, report_id, parent_message_id, "
+		"in_reply_to, refs, from_name, from_email, date, subject, origin, blob_oid, commit_oid, "
+		"quarantined, quarantine_reason FROM messages UNION ALL SELECT message_id, thread_id, "
+		"in_reply_to, in_reply_to, refs, from_name, from_email, created, subject, 'sent', NULL, "
+		"NULL, 0, NULL FROM reports r WHERE status = 'sent' AND NOT EXISTS (SELECT 1 FROM "
+		"messages m WHERE m.message_id = r.message_id); "
+		"DROP TABLE commands; "
+		"CREATE TABLE commands (id INTEGER PRIMARY KEY, report_id INTEGER REFERENCES reports(id), "
+		"message_id TEXT NOT NULL REFERENCES messages(message_id), name TEXT NOT NULL, "
+		"args TEXT NOT NULL, author TEXT NOT NULL, date INTEGER, UNIQUE (message_id, name, args)); "
+		"INSERT INTO messages (message_id, report_id, origin) VALUES ('reply@x', 1, 'ingested'); "
+		"INSERT INTO commands (report_id, message_id, name, args, author, date) "
+		"VALUES (1, 'reply@x', 'invalid', '', 'Jane <jane@x>', 5); "
+		"UPDATE reports SET status = 'sent', sent = 100, attempts = 1, rcpt_results = "
+		"'250' || char(9) || 'author@example.org' || char(9) || '2.1.5 ok' || char(10) || "
+		"'450' || char(9) || 'list@example.org' || char(9) || '4.2.1 busy' || char(10) || "
+		"'550' || char(9) || 'gone@example.org' || char(9) || '5.1.1 no' || char(10) WHERE id = 1; "
+		"UPDATE reports SET status = 'failed', attempts = 1, last_reply = '554 5.7.1 rejected', "
+		"rcpt_results = '250' || char(9) || 'author@example.org' || char(9) || 'ok' || char(10) "
+		"WHERE id = 2; "
+		"UPDATE reports SET status = 'queued', attempts = 1, next_attempt = 400, rcpt_results = "
+		"'250' || char(9) || 'author@example.org' || char(9) || 'ok' || char(10) || "
+		"'550' || char(9) || 'list@example.org' || char(9) || 'no' || char(10) WHERE id = 3; "
+		"UPDATE reports SET status = 'sent', sent = 100, attempts = 1, rcpt_results = "
+		"'250' || char(9) || 'author@example.org' || char(9) || 'ok' || char(10) WHERE id = 4; "
+		"COMMIT");
+	assert_int_equal(schema_rows(path.data, &max), 3);
+	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 3");
+	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
+
+	get(f->st, sent, &r);
+	assert_int_equal(r.status, STATE_QUEUED);
+	assert_int_equal(r.mark, STATE_MARK_HELD);
+	assert_non_null(strstr(r.mark_why, "perfbot outbox release 1"));
+	assert_int_equal(r.nr_rcpt, 3);
+	assert_int_equal(r.rcpt[0].status, STATE_RCPT_DELIVERED);
+	assert_int_equal(r.rcpt[1].status, STATE_RCPT_DEFERRED);
+	assert_string_equal(r.rcpt[1].reply, "4.2.1 busy");
+	assert_int_equal(r.rcpt[2].status, STATE_RCPT_REFUSED);
+	assert_int_equal(r.sent, 100);
+	state_report_release(&r);
+	get(f->st, failed, &r);
+	assert_int_equal(r.status, STATE_FAILED);
+	assert_int_equal(r.nr_rcpt, 1);
+	assert_int_equal(r.rcpt[0].status, STATE_RCPT_REFUSED);
+	assert_int_equal(r.rcpt[0].code, 554);
+	assert_string_equal(r.rcpt[0].reply, "5.7.1 rejected");
+	state_report_release(&r);
+	get(f->st, queued, &r);
+	assert_int_equal(r.status, STATE_QUEUED);
+	assert_int_equal(r.mark, STATE_MARK_NONE);
+	assert_int_equal(r.nr_rcpt, 1);	/* the 250 is pending again */
+	assert_string_equal(r.rcpt[0].address, "list@example.org");
+	assert_int_equal(r.rcpt[0].status, STATE_RCPT_REFUSED);
+	state_report_release(&r);
+	get(f->st, clean, &r);
+	assert_int_equal(r.status, STATE_SENT);
+	assert_int_equal(r.mark, STATE_MARK_NONE);
+	assert_null(r.mark_why);
+	state_report_release(&r);
+	/* the maintainer's command stayed; the operator's can be added */
+	ok(state_report_set_verdict_by(f->st, clean, STATE_VERDICT_FIXED, NULL, "operator (root)", 9,
+				       &err), &err, "verdict");
+	ok(state_command_list(f->st, 0, &cmds, &err), &err, "commands");
+	assert_int_equal(cmds.nr, 2);
+	assert_string_equal(cmds.v[0].message_id, "reply@x");
+	assert_string_equal(cmds.v[0].name, "invalid");
+	assert_null(cmds.v[1].message_id);
+	assert_string_equal(cmds.v[1].name, "fixed");
+	state_commands_release(&cmds);
+	buf_release(&err);
+	buf_release(&path);
+}
+
+/* The starting points of the outbox actions' table. */
+enum start { QUEUED_NEW, DEFERRED_ONE, SENDING_LEFT, HELD, SENT_ALL, SENT_REFUSED, FAILED_ALL, DROPPED };
+
+/* Makes report id what start says. */
+static void make_start(struct state *st, int64_t id, enum start how)
+{
+	struct state_rcpt half[] = { { STATE_RCPT_DELIVERED, "author@example.org", 250, "ok" },
+				     { STATE_RCPT_DEFERRED, "list@example.org", 450, "busy" } };
+	struct state_rcpt refused[] = { { STATE_RCPT_DELIVERED, "author@example.org", 250, "ok" },
+					{ STATE_RCPT_REFUSED, "list@example.org", 550, "no" } };
+	struct buf err = BUF_INIT;
+
+	switch (how) {
+	case QUEUED_NEW:
+		break;
+	case DEFERRED_ONE:
+		ok(state_report_mark_sending(st, id, T0, NULL, &err), &err, "sending");
+		ok(state_report_mark_ended(st, id, T0, T0 + 300, "250 ok", half, 2, &err), &err, "half");
+		break;
+	case SENDING_LEFT:
+		ok(state_report_mark_sending(st, id, T0, NULL, &err), &err, "sending");
+		break;
+	case HELD:
+		ok(state_report_act(st, id, STATE_ACTION_HOLD, "wait", "op", T0, &err), &err, "hold");
+		break;
+	case SENT_ALL:
+		send_and_finish(st, id, T0);
+		break;
+	case SENT_REFUSED:
+		ok(state_report_mark_sending(st, id, T0, NULL, &err), &err, "sending");
+		ok(state_report_mark_ended(st, id, T0, 0, "250 ok", refused, 2, &err), &err, "refused");
+		break;
+	case FAILED_ALL:
+		ok(state_report_mark_sending(st, id, T0, NULL, &err), &err, "sending");
+		ok(end_as(st, id, T0, STATE_RCPT_REFUSED, "550 no", &err), &err, "failed");
+		break;
+	case DROPPED:
+		ok(state_report_act(st, id, STATE_ACTION_DROP, "bogus", "op", T0, &err), &err, "drop");
+		break;
+	}
+	buf_release(&err);
+}
+
+/* Every action on every starting point: what it returns and leaves. */
+static void outbox_actions_follow_the_table(void **state)
+{
+	static const struct {
+		enum start from;
+		enum state_action a;
+		int ret;			/* 0 or STATE_REFUSED */
+		const char *says;		/* in the refusal */
+		enum state_status status;	/* after */
+		enum state_mark mark;
+		int due;			/* due at T0 + 1 */
+	} cases[] = {
+		{ QUEUED_NEW, STATE_ACTION_HOLD, 0, NULL, STATE_QUEUED, STATE_MARK_HELD, 1 },
+		{ QUEUED_NEW, STATE_ACTION_RELEASE, STATE_REFUSED, "is not held", STATE_QUEUED, STATE_MARK_NONE, 1 },
+		{ QUEUED_NEW, STATE_ACTION_RETRY, 0, NULL, STATE_QUEUED, STATE_MARK_NONE, 1 },
+		{ QUEUED_NEW, STATE_ACTION_DROP, 0, NULL, STATE_QUEUED, STATE_MARK_DROPPED, 0 },
+		{ DEFERRED_ONE, STATE_ACTION_HOLD, 0, NULL, STATE_QUEUED, STATE_MARK_HELD, 0 },
+		{ DEFERRED_ONE, STATE_ACTION_RETRY, 0, NULL, STATE_QUEUED, STATE_MARK_NONE, 1 },
+		{ DEFERRED_ONE, STATE_ACTION_DROP, 0, NULL, STATE_QUEUED, STATE_MARK_DROPPED, 0 },
+		{ SENDING_LEFT, STATE_ACTION_HOLD, 0, NULL, STATE_SENDING, STATE_MARK_HELD, 1 },
+		{ SENDING_LEFT, STATE_ACTION_RETRY, 0, NULL, STATE_SENDING, STATE_MARK_NONE, 1 },
+		{ SENDING_LEFT, STATE_ACTION_DROP, 0, NULL, STATE_SENDING, STATE_MARK_DROPPED, 0 },
+		{ HELD, STATE_ACTION_HOLD, STATE_REFUSED, "held already", STATE_QUEUED, STATE_MARK_HELD, 1 },
+		{ HELD, STATE_ACTION_RELEASE, 0, NULL, STATE_QUEUED, STATE_MARK_NONE, 1 },
+		{ HELD, STATE_ACTION_RETRY, STATE_REFUSED, "outbox release", STATE_QUEUED, STATE_MARK_HELD, 1 },
+		{ HELD, STATE_ACTION_DROP, 0, NULL, STATE_QUEUED, STATE_MARK_DROPPED, 0 },
+		{ SENT_ALL, STATE_ACTION_HOLD, STATE_REFUSED, "was sent", STATE_SENT, STATE_MARK_NONE, 0 },
+		{ SENT_ALL, STATE_ACTION_RELEASE, STATE_REFUSED, "is not held", STATE_SENT, STATE_MARK_NONE, 0 },
+		{ SENT_ALL, STATE_ACTION_RETRY, STATE_REFUSED, "nothing to retry", STATE_SENT, STATE_MARK_NONE, 0 },
+		{ SENT_ALL, STATE_ACTION_DROP, STATE_REFUSED, "nothing is left to drop", STATE_SENT, STATE_MARK_NONE, 0 },
+		{ SENT_REFUSED, STATE_ACTION_RETRY, 0, NULL, STATE_QUEUED, STATE_MARK_NONE, 1 },
+		{ FAILED_ALL, STATE_ACTION_HOLD, STATE_REFUSED, "failed for good", STATE_FAILED, STATE_MARK_NONE, 0 },
+		{ FAILED_ALL, STATE_ACTION_RETRY, 0, NULL, STATE_QUEUED, STATE_MARK_NONE, 1 },
+		{ FAILED_ALL, STATE_ACTION_DROP, 0, NULL, STATE_FAILED, STATE_MARK_DROPPED, 0 },
+		{ DROPPED, STATE_ACTION_HOLD, STATE_REFUSED, "was dropped", STATE_QUEUED, STATE_MARK_DROPPED, 0 },
+		{ DROPPED, STATE_ACTION_RELEASE, STATE_REFUSED, "was dropped", STATE_QUEUED, STATE_MARK_DROPPED, 0 },
+		{ DROPPED, STATE_ACTION_RETRY, STATE_REFUSED, "was dropped", STATE_QUEUED, STATE_MARK_DROPPED, 0 },
+		{ DROPPED, STATE_ACTION_DROP, STATE_REFUSED, "was dropped", STATE_QUEUED, STATE_MARK_DROPPED, 0 },
+	};
+	struct fixture *f = *state;
+	size_t i, j;
+
+	for (i = 0; i < N(cases); i++) {
+		struct state_commands before = { 0 }, after = { 0 };
+		struct buf err = BUF_INIT;
+		struct state_report r;
+		int64_t id, ids[64];
+		size_t nr;
+		char mid[64];
+		int ret, due = 0;
+
+		snprintf(mid, sizeof(mid), "act%zu@example.org", i);
+		id = add_report(f->st, mid, mid);
+		make_start(f->st, id, cases[i].from);
+		ok(state_command_list(f->st, id, &before, &err), &err, "commands");
+		ret = state_report_act(f->st, id, cases[i].a, "why not", "operator (root)", T0 + 1, &err);
+		if (ret != cases[i].ret)
+			fail_msg("case %zu (%s): returned %d (%s)", i, state_action_name(cases[i].a), ret, err.data);
+		if (cases[i].says && !strstr(err.data, cases[i].says))
+			fail_msg("case %zu: message '%s'", i, err.data);
+		get(f->st, id, &r);
+		if (r.status != cases[i].status || r.mark != cases[i].mark)
+			fail_msg("case %zu: %s %s", i, state_status_name(r.status), state_mark_name(r.mark));
+		if (cases[i].from == SENT_REFUSED || (cases[i].from == FAILED_ALL && !ret &&
+						      cases[i].a == STATE_ACTION_RETRY)) {
+			/* tried again: the refused, never the delivered */
+			for (j = 0; j < r.nr_rcpt; j++)
+				assert_int_equal(r.rcpt[j].status, STATE_RCPT_DELIVERED);
+		}
+		state_report_release(&r);
+		due_ids(f->st, T0 + 1, N(ids), ids, &nr);
+		for (j = 0; j < nr; j++)
+			due |= ids[j] == id;
+		if (due != cases[i].due)
+			fail_msg("case %zu: due %d, want %d", i, due, cases[i].due);
+		/* done: recorded as the operator's command; refused: nothing */
+		ok(state_command_list(f->st, id, &after, &err), &err, "commands");
+		assert_int_equal(after.nr, before.nr + (ret == 0));
+		if (ret == 0) {
+			const struct state_command *c = &after.v[after.nr - 1];
+
+			assert_null(c->message_id);
+			assert_string_equal(c->name, state_action_name(cases[i].a));
+			assert_string_equal(c->args, "why not");
+			assert_string_equal(c->author, "operator (root)");
+			assert_int_equal(c->date, T0 + 1);
+			assert_int_equal(c->report_id, id);
+		}
+		state_commands_release(&before);
+		state_commands_release(&after);
+		buf_release(&err);
+	}
+}
+
+static void outbox_action_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+	int64_t id = add_report(f->st, "e@example.org", "k");
+
+	assert_int_equal(state_report_act(f->st, 99, STATE_ACTION_HOLD, NULL, "op", T0, &err), -1);
+	assert_non_null(strstr(err.data, "no report 99"));
+	buf_reset(&err);
+	assert_int_equal(state_report_act(f->st, id, STATE_ACTION_DROP, NULL, "op", T0, &err), -1);
+	assert_non_null(strstr(err.data, "reason is missing"));
+	buf_reset(&err);
+	assert_int_equal(state_report_act(f->st, id, STATE_ACTION_HOLD, "two\nlines", "op", T0, &err), -1);
+	assert_non_null(strstr(err.data, "on one line"));
+	buf_release(&err);
+}
+
+/* A held mail is due (for send to say so), a dropped one never; a
+ * follow-up of a dropped report is due with its parent's mark. */
+static void due_keeps_held_and_leaves_dropped(void **state)
+{
+	struct fixture *f = *state;
+	struct state_reports due = { 0 };
+	struct state_report fu;
+	struct buf err = BUF_INIT;
+	int64_t held, dropped, followup;
+
+	held = add_report(f->st, "held@example.org", "k1");
+	dropped = add_report(f->st, "dropped@example.org", "k2");
+	ok(state_report_act(f->st, held, STATE_ACTION_HOLD, NULL, "op", T0, &err), &err, "hold");
+	ok(state_report_act(f->st, dropped, STATE_ACTION_DROP, "bogus", "op", T0, &err), &err, "drop");
+	report_init(&fu, "fu@example.org", "k2");
+	fu.kind = STATE_KIND_FOLLOWUP;
+	fu.parent_id = dropped;
+	followup = add(f->st, &fu);
+	ok(state_report_due(f->st, T0, 10, &due, &err), &err, "due");
+	assert_int_equal(due.nr, 2);
+	assert_int_equal(due.v[0].id, held);
+	assert_int_equal(due.v[0].mark, STATE_MARK_HELD);
+	assert_null(due.v[0].mark_why);	/* hold's reason is optional */
+	assert_int_equal(due.v[1].id, followup);
+	assert_int_equal(due.v[1].parent_mark, STATE_MARK_DROPPED);
+	state_reports_release(&due);
+	/* a held mail is not sent */
+	assert_int_equal(state_report_mark_sending(f->st, held, T0, NULL, &err), -1);
+	assert_non_null(strstr(err.data, "held and cannot become sending"));
+	/* and a dropped one before anyone had it is nothing to follow up */
+	assert_int_equal(state_report_find_by_thread_key(f->st, "k2", &fu, &err), 1);
+	assert_int_equal(fu.id, followup);
+	state_report_release(&fu);
+	buf_release(&err);
+}
+
+/* A redirected report records where it went at its first attempt; it is
+ * no known message, no archive debt and no parent, and its follow-ups
+ * know it. */
+static void redirect_is_recorded_and_kept_apart(void **state)
+{
+	struct fixture *f = *state;
+	struct state_reports left = { 0 };
+	struct state_report r, fu;
+	struct state_message m;
+	struct buf err = BUF_INIT;
+	char *mid = NULL;
+	int64_t id, followup, found = 0;
+
+	id = add_report(f->st, "staged@example.org", "k");
+	ok(state_report_mark_sending(f->st, id, T0, "staging@lab.org", &err), &err, "sending");
+	ok(end_as(f->st, id, T0, STATE_RCPT_DEFERRED, "450 busy", &err), &err, "deferred");
+	/* the next attempt keeps the first address */
+	ok(state_report_mark_sending(f->st, id, T0 + 300, "other@lab.org", &err), &err, "sending");
+	ok(end_as(f->st, id, T0 + 300, STATE_RCPT_DELIVERED, "250 ok", &err), &err, "sent");
+	get(f->st, id, &r);
+	assert_string_equal(r.redirected_to, "staging@lab.org");
+	assert_int_equal(r.status, STATE_SENT);
+	state_report_release(&r);
+	assert_int_equal(state_message_find(f->st, "staged@example.org", &m, &err), 0);
+	assert_int_equal(state_message_set_archived(f->st, "staged@example.org", "b", "c", &err), -1);
+	ok(state_report_unarchived(f->st, 10, &left, &err), &err, "unarchived");
+	assert_int_equal(left.nr, 0);
+	assert_int_equal(state_report_find_by_thread_key(f->st, "k", &r, &err), 0);
+	assert_int_equal(state_report_last_message_id(f->st, "k", &mid, &err), 1);
+	assert_string_equal(mid, "staged@example.org");
+	free(mid);
+	assert_int_equal(state_report_last_message_id(f->st, "none", &mid, &err), 0);
+	assert_null(mid);
+	assert_int_equal(state_report_find_id(f->st, "staged@example.org", &found, &err), 1);
+	assert_int_equal(found, id);
+	assert_int_equal(state_report_find_id(f->st, "none@x", &found, &err), 0);
+
+	report_init(&fu, "fu@example.org", "k");
+	fu.kind = STATE_KIND_FOLLOWUP;
+	fu.parent_id = id;
+	followup = add(f->st, &fu);
+	get(f->st, followup, &r);
+	assert_string_equal(r.parent_redirected_to, "staging@lab.org");
+	assert_int_equal(r.parent_status, STATE_SENT);
+	state_report_release(&r);
+	buf_release(&err);
+}
+
+/* A session that failed before the transaction: an attempt, a reason, and
+ * the next attempt moved only when asked. */
+static void stopped_attempts_count(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+	struct state_report r;
+	int64_t id = add_report(f->st, "s@example.org", "k");
+
+	ok(state_report_mark_stopped(f->st, id, T0, T0 + 300, "connection refused", &err), &err, "stop");
+	get(f->st, id, &r);
+	assert_int_equal(r.status, STATE_QUEUED);
+	assert_int_equal(r.attempts, 1);
+	assert_int_equal(r.last_attempt, T0);
+	assert_int_equal(r.next_attempt, T0 + 300);
+	assert_string_equal(r.last_reply, "connection refused");
+	state_report_release(&r);
+	ok(state_report_mark_sending(f->st, id, T0 + 300, NULL, &err), &err, "sending");
+	ok(state_report_mark_stopped(f->st, id, T0 + 400, 0, "AUTH refused: 535", &err), &err, "stop");
+	get(f->st, id, &r);
+	assert_int_equal(r.status, STATE_QUEUED);
+	assert_int_equal(r.attempts, 3);
+	assert_int_equal(r.next_attempt, T0 + 300);	/* kept */
+	assert_string_equal(r.last_reply, "AUTH refused: 535");
+	state_report_release(&r);
+	send_and_finish(f->st, id, T0 + 500);
+	assert_int_equal(state_report_mark_stopped(f->st, id, T0, 0, "x", &err), -1);
+	assert_non_null(strstr(err.data, "cannot become queued"));
+	buf_release(&err);
+}
+
+/* The operator sets a report's state as a maintainer would, recorded as a
+ * command; a follow-up's, or the state it has, is refused. */
+static void operator_sets_the_state(void **state)
+{
+	struct fixture *f = *state;
+	struct state_commands cmds = { 0 };
+	struct state_report r, fu;
+	struct buf err = BUF_INIT;
+	struct state_message m;
+	int64_t id, followup;
+
+	id = add_report(f->st, "v@example.org", "k");
+	send_and_finish(f->st, id, T0);
+	report_init(&fu, "vfu@example.org", "k");
+	fu.kind = STATE_KIND_FOLLOWUP;
+	fu.parent_id = id;
+	followup = add(f->st, &fu);
+	memset(&m, 0, sizeof(m));
+	m.message_id = "reply@x";
+	m.report_id = id;
+	m.ingested = 1;
+	ok(state_message_add(f->st, &m, NULL, &err), &err, "reply");
+	ok(state_command_add(f->st, id, "reply@x", "invalid", "", "Jane <j@x>", T0 + 10, &err), &err, "cmd");
+	assert_int_equal(state_report_set_verdict_by(f->st, id, STATE_VERDICT_OPEN, NULL,
+						     "operator (root)", T0 + 20, &err), STATE_REFUSED);
+	assert_non_null(strstr(err.data, "is open already"));
+	buf_reset(&err);
+	assert_int_equal(state_report_set_verdict_by(f->st, followup, STATE_VERDICT_INVALID, NULL,
+						     "operator (root)", T0 + 20, &err), STATE_REFUSED);
+	assert_non_null(strstr(err.data, "follow-up"));
+	ok(state_report_set_verdict_by(f->st, id, STATE_VERDICT_DUPLICATE, "same as 3",
+				       "operator (root)", T0 + 30, &err), &err, "duplicate");
+	get(f->st, id, &r);
+	assert_int_equal(r.verdict, STATE_VERDICT_DUPLICATE);
+	state_report_release(&r);
+	ok(state_report_act(f->st, followup, STATE_ACTION_HOLD, NULL, "operator (root)", T0 + 40, &err),
+	   &err, "hold");
+	ok(state_command_list(f->st, id, &cmds, &err), &err, "commands");
+	assert_int_equal(cmds.nr, 3);
+	assert_string_equal(cmds.v[0].author, "Jane <j@x>");
+	assert_string_equal(cmds.v[1].name, "duplicate");
+	assert_string_equal(cmds.v[1].args, "same as 3");
+	assert_string_equal(cmds.v[2].name, "hold");
+	assert_int_equal(cmds.v[2].report_id, followup);
+	state_commands_release(&cmds);
+	buf_release(&err);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -1087,7 +1578,8 @@ int main(void)
 		T(report_round_trips),
 		T(transitions_follow_the_table),
 		T(unknown_report_is_an_error),
-		T(results_are_replaced_per_attempt),
+		T(outcomes_are_replaced_per_attempt),
+		cmocka_unit_test(outcome_of_recipients),
 		T(send_log_counts_per_hour),
 		T(delivery_mark_keeps_the_earliest_run),
 		T(sent_mail_is_known_before_it_is_archived),
@@ -1101,6 +1593,13 @@ int main(void)
 		T(lock_is_exclusive_in_process),
 		T(lock_dies_with_its_process),
 		cmocka_unit_test(names_round_trip),
+		T(migrating_from_3_makes_outcomes),
+		T(outbox_actions_follow_the_table),
+		T(outbox_action_errors),
+		T(due_keeps_held_and_leaves_dropped),
+		T(redirect_is_recorded_and_kept_apart),
+		T(stopped_attempts_count),
+		T(operator_sets_the_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,15 +1,15 @@
 /*
- * schema3.h: for the unit tests of the state database (test-state.c,
+ * schema4.h: for the unit tests of the state database (test-state.c,
  * test-state-track.c) only.  Included after <cmocka.h>, <sqlite3.h> and
  * buf.h; static functions.
  *
  * The migrations are tested from databases of older versions, made by
- * hand from one of this version.  schema_back_to_3() undoes schema 4
- * (issue 15): its tables dropped, reports rebuilt with version 3's
- * constraints and columns, its indexes and the view made again.
+ * hand from one of this version.  schema_back_to_4() undoes schema 5
+ * (issue 15): its tables and index dropped, reports rebuilt with version
+ * 4's constraints and columns, its indexes and the views made again.
  */
-#ifndef PERFBOT_TEST_SCHEMA3_H
-#define PERFBOT_TEST_SCHEMA3_H
+#ifndef PERFBOT_TEST_SCHEMA4_H
+#define PERFBOT_TEST_SCHEMA4_H
 
 /* Replaces from by to in *sql (once; the test fails if it is absent). */
 static void replace_once(struct buf *sql, const char *from, const char *to)
@@ -36,12 +36,12 @@ static void exec_or_fail(sqlite3 *db, const char *sql)
 }
 
 /*
- * Makes the version 4 database at path what schema version 3 left (by
- * hand, as the migrations below are tested from older versions): the
- * tables of issue 15 dropped, and reports rebuilt with its version 3
- * constraints and columns, its indexes and the view made again.
+ * Makes the version 5 database at path what schema version 4 left (by
+ * hand, as the migrations are tested from older versions): the tables of
+ * issue 15 dropped, and reports rebuilt with its version 4 constraints
+ * and columns, its indexes and the views made again.
  */
-static void schema_back_to_3(const char *path)
+static void schema_back_to_4(const char *path)
 {
 	struct buf table = BUF_INIT;
 	char *again[8];
@@ -66,19 +66,19 @@ static void schema_back_to_3(const char *path)
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
 	buf_adds(&table, (const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
-	replace_once(&table, "CREATE TABLE \"reports\" (", "CREATE TABLE reports_3 (");
+	replace_once(&table, "CREATE TABLE \"reports\" (", "CREATE TABLE reports_4 (");
 	replace_once(&table, "CHECK (kind IN ('report', 'followup', 'notice', 'digest'))",
 		     "CHECK (kind IN ('report', 'followup'))");
 	replace_once(&table, "CHECK (kind = 'digest' OR (kind = 'report') = (parent_id IS NULL))",
 		     "CHECK ((kind = 'report') = (parent_id IS NULL))");
 	exec_or_fail(db, table.data);
-	exec_or_fail(db, "INSERT INTO reports_3 SELECT * FROM reports; DROP TABLE reports; "
-		     "ALTER TABLE reports_3 RENAME TO reports");
+	exec_or_fail(db, "INSERT INTO reports_4 SELECT * FROM reports; DROP TABLE reports; "
+		     "ALTER TABLE reports_4 RENAME TO reports");
 	for (i = 0; i < n; i++) {
 		exec_or_fail(db, again[i]);
 		free(again[i]);
 	}
-	exec_or_fail(db, "DELETE FROM schema_version WHERE version = 4; COMMIT");
+	exec_or_fail(db, "DELETE FROM schema_version WHERE version = 5; COMMIT");
 	sqlite3_close(db);
 	buf_release(&table);
 }

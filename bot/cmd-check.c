@@ -1,0 +1,350 @@
+/*
+ * perfbot check [--smtp] [--imap] [--keys]: is this set-up able to work?
+ * Reads and validates the configuration, opens the repository, compiles
+ * the templates reports and follow-ups are rendered with, and looks at the
+ * state directory and the password files; with --smtp and --imap it also
+ * talks to the servers (TLS verified, EHLO and AUTH, QUIT; LOGIN, EXAMINE,
+ * LOGOUT) without sending or changing anything.
+ *
+ * Prints what it looked at, one line each, on stdout, and one line
+ * "problem: ..." per problem, saying what to do.  Exit 0 when there is
+ * none, 78 when the configuration is at fault (a key, a file, a refused
+ * certificate or password), else 75 when a server could not be reached.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "imap.h"
+#include "render.h"
+#include "repo.h"
+#include "secret.h"
+#include "smtp.h"
+#include "template.h"
+#include "xalloc.h"
+#include "banned.h"
+
+struct check {
+	int config_problems;	/* problems a change of set-up cures */
+	int temporary;		/* a server that could not be reached */
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void problem(struct check *c, int temporary, const char *what, const char *why)
+{
+	printf("problem: %s: %s\n", what, why);
+	if (temporary)
+		c->temporary = 1;
+	else
+		c->config_problems++;
+}
+
+static void check_repository(struct check *c, const struct config *cfg)
+{
+	struct buf err = BUF_INIT;
+	struct repo *r;
+
+	if (repo_open(cfg->repo, &r, &err) < 0) {
+		problem(c, 0, "repository", err.data);
+	} else {
+		say("repository: %s: opened", cfg->repo);
+		repo_free(r);
+	}
+	buf_release(&err);
+}
+
+/* Every NAME.txt of one folder parses. */
+static void check_folder(struct check *c, struct template_set *set, const char *dir,
+			 size_t *count)
+{
+	struct buf err = BUF_INIT, name = BUF_INIT;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		buf_addf(&err, "%s: %s", dir, strerror(errno));
+		problem(c, 0, "perfbot.templates", err.data);
+		buf_release(&err);
+		return;
+	}
+	while ((e = readdir(d))) {
+		const struct template *t;
+		size_t n = strlen(e->d_name);
+
+		if (n < 5 || strcmp(e->d_name + n - 4, ".txt") || e->d_name[0] == '.')
+			continue;
+		buf_reset(&name);
+		buf_add(&name, e->d_name, n - 4);
+		if (!template_name_valid(name.data))
+			continue;
+		buf_reset(&err);
+		if (template_set_get(set, name.data, &t, &err) < 0)
+			problem(c, 0, "template", err.data);
+		else
+			(*count)++;
+	}
+	closedir(d);
+	buf_release(&err);
+	buf_release(&name);
+}
+
+static void check_templates(struct check *c, const struct config *cfg)
+{
+	struct template_set *set = render_template_set(cfg);
+	struct buf err = BUF_INIT, followup = BUF_INIT;
+	const struct template *t;
+	size_t i, count = 0;
+	const char *used;
+
+	for (i = 0; i < cfg->templates.nr; i++)
+		check_folder(c, set, cfg->templates.v[i], &count);
+	check_folder(c, set, cfg->shipped_templates, &count);
+	/* what send renders: the report template and its follow-up one */
+	if (template_set_check(set, cfg->template_name, &err) < 0)
+		problem(c, 0, "perfbot.template", err.data);
+	buf_addf(&followup, "%s-followup", cfg->template_name);
+	buf_reset(&err);
+	used = template_set_lookup(set, followup.data, &t, &err) == 0 && t ? followup.data
+									     : "followup";
+	buf_reset(&err);
+	if (template_set_check(set, used, &err) < 0)
+		problem(c, 0, "follow-up template", err.data);
+	say("templates: %zu parse in %zu folder%s (%s last); reports use %s, follow-ups %s", count,
+	    cfg->templates.nr + 1, cfg->templates.nr ? "s" : "", cfg->shipped_templates,
+	    cfg->template_name, used);
+	template_set_free(set);
+	buf_release(&err);
+	buf_release(&followup);
+}
+
+/* The state directory can be written (or made: its nearest existing
+ * parent can be written). */
+static void check_state(struct check *c, const struct config *cfg)
+{
+	struct buf dir = BUF_INIT, why = BUF_INIT;
+	struct stat st;
+
+	buf_adds(&dir, cfg->state);
+	while (stat(dir.data, &st) < 0 && errno == ENOENT) {
+		char *slash = strrchr(dir.data, '/');
+
+		if (!slash || slash == dir.data) {
+			buf_reset(&dir);
+			buf_adds(&dir, "/");
+			break;
+		}
+		buf_truncate(&dir, (size_t)(slash - dir.data));
+	}
+	if (stat(dir.data, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		buf_addf(&why, "%s is not a folder", dir.data);
+		problem(c, 0, "perfbot.state", why.data);
+	} else if (access(dir.data, W_OK | X_OK) < 0) {
+		buf_addf(&why, "%s cannot be written by this user (%s): give perfbot's user the folder",
+			 dir.data, strerror(errno));
+		problem(c, 0, "perfbot.state", why.data);
+	} else if (!strcmp(dir.data, cfg->state)) {
+		say("state: %s: writable", cfg->state);
+	} else {
+		say("state: %s: not there yet; it will be made in %s", cfg->state, dir.data);
+	}
+	buf_release(&dir);
+	buf_release(&why);
+}
+
+/* A password file: 0 with *out (secret_free() it) when it is readable by
+ * perfbot's user only; else a problem. */
+static int check_secret(struct check *c, const char *key, const char *path, char **out)
+{
+	struct buf err = BUF_INIT;
+	int r = 0;
+
+	*out = NULL;
+	if (secret_read_file(path, out, &err) < 0) {
+		problem(c, 0, key, err.data);
+		r = -1;
+	} else {
+		say("%s: %s: mode and owner ok", key, path);
+	}
+	buf_release(&err);
+	return r;
+}
+
+static void check_smtp(struct check *c, const struct config *cfg, int talk)
+{
+	struct smtp_options o;
+	struct smtp_session *s;
+	struct buf err = BUF_INIT;
+	char *password = NULL;
+	const char *p, *nl;
+	int st;
+
+	if (cfg->smtp_user && !cfg->smtp_password_file) {
+		problem(c, 0, "smtp.passwordFile",
+			"smtp.user is set but smtp.passwordFile is not: put the password in a file of mode 0600 and name it there");
+		return;
+	}
+	if (cfg->smtp_password_file && check_secret(c, "smtp.passwordFile", cfg->smtp_password_file,
+						     &password) < 0)
+		return;
+	if (!talk) {
+		secret_free(password);
+		return;
+	}
+	smtp_options_init(&o, cfg, password);
+	st = smtp_open(&o, &s, &err);
+	if (st != SMTP_OK) {
+		problem(c, st == SMTP_TEMPORARY, "smtp", err.data);
+	} else {
+		say("smtp: %s:%d: %s%s, EHLO %s%s%s", cfg->smtp_server, cfg->smtp_port,
+		    cfg->smtp_encryption == SMTP_NONE ? "plain text (loopback)" : "TLS, certificate verified",
+		    cfg->smtp_encryption == SMTP_STARTTLS ? " (STARTTLS)" : "", smtp_ehlo_name(s),
+		    cfg->smtp_user ? ", AUTH accepted for " : ", no AUTH (smtp.user unset)",
+		    cfg->smtp_user ? cfg->smtp_user : "");
+		/* the first EHLO line is the server's name, the others what it offers */
+		p = smtp_ehlo_reply(s);
+		nl = strchr(p, '\n');
+		if (nl && nl[1]) {
+			printf("smtp: offers:");
+			for (p = nl + 1; (nl = strchr(p, '\n')); p = nl + 1)
+				printf(" %.*s%s", (int)(nl - p), p, nl[1] ? "," : "");
+			putchar('\n');
+		}
+		smtp_close(s);
+	}
+	secret_free(password);
+	buf_release(&err);
+}
+
+static void check_imap(struct check *c, const struct config *cfg, int talk)
+{
+	struct imap_url url;
+	struct imap *im;
+	struct buf err = BUF_INIT, out = BUF_INIT;
+	char *password = NULL;
+	int r;
+
+	if (cfg->ingest_maildir) {
+		struct buf nw = BUF_INIT;
+		struct stat st;
+
+		buf_addf(&nw, "%s/new", cfg->ingest_maildir);
+		if (stat(nw.data, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			buf_addf(&err, "%s is not a Maildir (no new/ folder)", cfg->ingest_maildir);
+			problem(c, 0, "ingest.maildir", err.data);
+			buf_reset(&err);
+		} else {
+			say("ingest.maildir: %s: a Maildir", cfg->ingest_maildir);
+		}
+		buf_release(&nw);
+	}
+	if (!cfg->ingest_imap) {
+		if (talk)
+			problem(c, 0, "ingest.imap", "--imap asks to check the IMAP server, but ingest.imap is not set");
+		return;
+	}
+	if (imap_url_parse(cfg->ingest_imap, &url, &err) < 0) {
+		problem(c, 0, "ingest.imap", err.data);
+		buf_release(&err);
+		return;
+	}
+	if (!cfg->ingest_password_file)
+		problem(c, 0, "ingest.passwordFile", "needed for IMAP (a file of mode 0600 with the password)");
+	else if (check_secret(c, "ingest.passwordFile", cfg->ingest_password_file, &password) == 0 &&
+		 talk) {
+		r = imap_open(&url, password, cfg->ingest_ca_file, cfg->ingest_timeout, &im, &err);
+		if (r < 0) {
+			problem(c, r == IMAP_TEMPORARY, "imap", err.data);
+		} else {
+			imap_describe(im, &out);
+			say("imap: %s%s, LOGIN accepted; %s",
+			    url.security == IMAP_PLAIN ? "plain text (loopback)" : "TLS, certificate verified",
+			    url.security == IMAP_STARTTLS ? " (STARTTLS)" : "", out.data);
+			imap_close(im);
+		}
+	}
+	secret_free(password);
+	imap_url_release(&url);
+	buf_release(&err);
+	buf_release(&out);
+}
+
+static void print_keys(void)
+{
+	const struct config_key *k;
+	size_t nr, i;
+
+	k = config_keys(&nr);
+	for (i = 0; i < nr; i++)
+		printf("%s.%s%s\t%s (default: %s)\n", k[i].section,
+		       !strcmp(k[i].section, "tree") ? "NAME." : "", k[i].name, k[i].doc, k[i].def);
+}
+
+int cmd_check(int argc, char **argv, const struct cmd_options *opts)
+{
+	struct check c = { 0, 0 };
+	struct buf err = BUF_INIT;
+	struct config *cfg = NULL;
+	struct opt_args args;
+	int smtp = 0, imap = 0, keys = 0, rc;
+	const struct opt options[] = {
+		OPT_BOOL_E(0, "smtp", &smtp, "also connect to the SMTP server: TLS, EHLO, AUTH, QUIT"),
+		OPT_BOOL_E(0, "imap", &imap, "also connect to the IMAP server: TLS, LOGIN, EXAMINE, LOGOUT"),
+		OPT_BOOL_E(0, "keys", &keys, "list every configuration key perfbot reads, and exit"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot check",
+		.about = "Checks the configuration (every key), the repository, the templates, the\n"
+			 "state directory and the password files, and with --smtp and --imap the\n"
+			 "servers, without sending or changing anything.  One line per problem, with\n"
+			 "what to do.\n",
+		.notes = "Exit 0: no problem; 78: the configuration is at fault (a key, a file, a\n"
+			 "refused certificate or password); 75: a server could not be reached.\n",
+		.opts = options,
+	};
+
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
+	opt_args_release(&args);
+	if (keys) {
+		print_keys();
+		return 0;
+	}
+	if (config_load(opts->config_path, &cfg, &err) < 0) {
+		printf("problem: %s\n", err.data);
+		buf_release(&err);
+		return EX_CONFIG;
+	}
+	say("configuration: %s", cfg->path ? cfg->path : "none (the built-in defaults)");
+	check_repository(&c, cfg);
+	check_templates(&c, cfg);
+	check_state(&c, cfg);
+	check_smtp(&c, cfg, smtp);
+	check_imap(&c, cfg, imap);
+	fflush(stdout);
+	rc = c.config_problems ? EX_CONFIG : c.temporary ? EX_TEMPFAIL : 0;
+	say("%s", rc ? (c.config_problems ? "not ready: see the problems above" :
+			"the configuration is good, but a server could not be reached")
+		     : "ready");
+	config_free(cfg);
+	buf_release(&err);
+	return rc;
+}
