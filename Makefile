@@ -32,6 +32,10 @@ override CPPFLAGS += -DPERFBOT_VERSION='"$(VERSION)"'
 # the source tree's for a plain build, DATADIR's for an installed one.
 TEMPLATE_DIR ?= $(CURDIR)/templates
 override CPPFLAGS += -DPERFBOT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
+# Where `perfbot help` looks for the manual pages first: the source tree's
+# man/ for a plain build, MANDIR for an installed one (bot/cmd-help.c).
+MAN_PAGE_DIR ?= $(CURDIR)/man
+override CPPFLAGS += -DPERFBOT_MAN_DIR='"$(MAN_PAGE_DIR)"'
 
 LIBS_PC := jansson libgit2 sqlite3 gnutls zlib
 override CFLAGS += $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
@@ -146,7 +150,8 @@ UNITS := $(wildcard config/systemd/*.service config/systemd/*.timer)
 MAN_PAGES := $(wildcard man/*.1 man/*.5 man/*.7)
 
 install:
-	$(MAKE) --no-print-directory TEMPLATE_DIR=$(DATADIR)/templates perfbot-installed
+	$(MAKE) --no-print-directory TEMPLATE_DIR=$(DATADIR)/templates MAN_PAGE_DIR=$(MANDIR) \
+		perfbot-installed
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/templates $(DESTDIR)$(DATADIR)/config \
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDDIR)
 	install -m 755 perfbot-installed $(DESTDIR)$(BINDIR)/perfbot

@@ -148,7 +148,7 @@ int cmd_digest(int argc, char **argv, const struct cmd_options *opts)
 	req.nr_to = nr_to;
 	req.created = opts->now;
 	if (digest_render(&req, &m, &err) < 0) {
-		rc = to_opt.nr ? EX_USAGE : EX_CONFIG;
+		rc = EX_CONFIG;	/* --to was read already: the template or a key */
 		goto fail;
 	}
 	if (dry_run) {

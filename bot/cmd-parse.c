@@ -1,6 +1,6 @@
 /*
  * perfbot parse FILE.eml: what ingest reads from one mail, as the JSON of
- * spec/cli-json.md.  A thin command over mail.c (the message) and reply.c
+ * perfbot-json(5).  A thin command over mail.c (the message) and reply.c
  * (what the text says): it reads the file, builds the JSON, prints it and
  * picks the exit code.
  */
@@ -126,7 +126,7 @@ static struct value *reply_parts_value(const struct reply *r, struct value *o)
 	return o;
 }
 
-/* The JSON of spec/cli-json.md for m and the analysis of its text. */
+/* The JSON of perfbot-json(5) for m and the analysis of its text. */
 static struct value *parse_value(const struct mail *m, const struct reply *r)
 {
 	struct value *o = value_new_object(), *p;

@@ -76,6 +76,23 @@ void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
 int cmd_outbox(int argc, char **argv, const struct cmd_options *opts);
 int cmd_report(int argc, char **argv, const struct cmd_options *opts);
 
+/* One command of the dispatcher: main.c's table is an array of these,
+ * ended by one whose name is NULL. */
+struct cmd_entry {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct cmd_options *opts);
+	const char *summary;	/* one line, for perfbot --help */
+};
+
+/*
+ * perfbot help [COMMAND|TOPIC] (cmd-help.c): shows a page with man(1)
+ * (the header comment of cmd-help.c says where pages are looked for).
+ * commands is main.c's table: it tells a command from a topic, and prints
+ * a command's --help when the page cannot be shown.
+ */
+int cmd_help(int argc, char **argv, const struct cmd_options *opts,
+	     const struct cmd_entry *commands);
+
 int cmd_check(int argc, char **argv, const struct cmd_options *opts);
 int cmd_parse(int argc, char **argv, const struct cmd_options *opts);
 int cmd_ingest(int argc, char **argv, const struct cmd_options *opts);

@@ -2,11 +2,11 @@
 #define PERFBOT_COMPARE_H
 
 /*
- * The computed blocks of a report (../shared/spec/report-format.md §3-4):
- * a test's compare section (axes, commit list, id line, fail:runs block,
- * %stddev/%change table) and the "In addition" box.  Pure: takes the
- * validated report and the commit facts, appends text.  Every line ends
- * in '\n'.
+ * The computed blocks of a report (perfbot-mail(7), "A compare section"
+ * and "The In addition box"): a test's compare section (axes, commit list,
+ * id line, fail:runs block, %stddev/%change table) and the "In addition"
+ * box.  Pure: takes the validated report and the commit facts, appends
+ * text.  Every line ends in '\n'.
  */
 
 #include <stddef.h>

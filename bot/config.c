@@ -285,7 +285,7 @@ int config_polarity(const struct config *c, const char *metric)
 	size_t nr;
 	int r;
 
-	/* both lists are in the order DESIGN.md gives: "the first matching
+	/* both lists are in the order perfbot-config(5) gives: "the first matching
 	 * pattern wins, higher patterns first, configured patterns before
 	 * the built-in table" */
 	r = polarity_find(c->polarity, c->nr_polarity, metric);

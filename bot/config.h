@@ -2,7 +2,7 @@
 #define PERFBOT_CONFIG_H
 
 /*
- * perfbot's configuration: git-config syntax (DESIGN.md §4), read by
+ * perfbot's configuration: git-config syntax (perfbot-config(5)), read by
  * gitconfig.h (not libgit2, whose start takes 10 to 30 ms).
  *
  * Every key has a built-in default, so perfbot runs with no file at all.

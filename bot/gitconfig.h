@@ -3,10 +3,10 @@
 
 /*
  * A reader of git-config files (git-config(1), "CONFIGURATION FILE"):
- * perfbot's configuration syntax (DESIGN.md §4).  perfbot reads it itself
- * rather than through libgit2, whose parser needs git_libgit2_init(), and
- * that loads the system's certificate bundle: 10 to 30 ms that every
- * command paid before doing anything (measured).
+ * perfbot's configuration syntax (perfbot-config(5), SYNTAX).  perfbot
+ * reads it itself rather than through libgit2, whose parser needs
+ * git_libgit2_init(), and that loads the system's certificate bundle: 10
+ * to 30 ms that every command paid before doing anything (measured).
  *
  * Read as git reads it:
  *  - sections [name] and [name "subsection"]: names case-insensitive

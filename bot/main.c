@@ -13,18 +13,17 @@
 #include "opt.h"
 #include "banned.h"
 
-static const struct command {
-	const char *name;
-	int (*run)(int argc, char **argv, const struct cmd_options *opts);
-	const char *summary;
-} commands[] = {
+static int run_help(int argc, char **argv, const struct cmd_options *opts);
+
+static const struct cmd_entry commands[] = {
 	{ "check", cmd_check, "check the configuration, repository, templates and servers" },
 	{ "digest", cmd_digest, "queue a digest of the open, fixed and closed reports" },
+	{ "help", run_help, "show a command's manual page (or its --help)" },
 	{ "ingest", cmd_ingest, "read new mail: keep and archive the replies to reports" },
-	{ "parse", cmd_parse, "show what perfbot reads from one mail, as JSON" },
 	{ "outbox", cmd_outbox, "list what waits to go out; hold, release, retry or drop a mail" },
-	{ "render", cmd_render, "print the report mail for a comparison JSON" },
+	{ "parse", cmd_parse, "show what perfbot reads from one mail, as JSON" },
 	{ "queue", cmd_queue, "check comparison JSONs and move them into the spool" },
+	{ "render", cmd_render, "print the report mail for a comparison JSON" },
 	{ "report", cmd_report, "set a report's state as the operator" },
 	{ "send", cmd_send, "take the spool into the outbox, deliver what is due, archive it" },
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
@@ -34,16 +33,23 @@ static const struct command {
 	{ NULL, NULL, NULL },
 };
 
+/* help needs the table, to tell commands from topics and to print a
+ * command's --help when its page cannot be shown. */
+static int run_help(int argc, char **argv, const struct cmd_options *opts)
+{
+	return cmd_help(argc, argv, opts, commands);
+}
+
 static void usage(FILE *f, const struct opt_spec *spec)
 {
 	struct buf text = BUF_INIT;
-	const struct command *c;
+	const struct cmd_entry *c;
 
 	opt_help(&text, spec);
 	buf_adds(&text, "\ncommands:\n");
 	for (c = commands; c->name; c++)
 		buf_addf(&text, "  %-9s %s\n", c->name, c->summary);
-	buf_adds(&text, "\n'perfbot COMMAND --help' describes a command.\n");
+	buf_adds(&text, "\n'perfbot COMMAND --help' describes a command; 'perfbot help COMMAND' shows its\nmanual page.\n");
 	fputs(text.data, f);
 	buf_release(&text);
 }
@@ -60,7 +66,7 @@ static int64_t clock_now(void)
 int main(int argc, char **argv)
 {
 	struct cmd_options opts = { 0 };
-	const struct command *c;
+	const struct cmd_entry *c;
 	struct opt_args args;
 	struct buf err = BUF_INIT;
 	int version = 0, r;

@@ -3,8 +3,8 @@
 
 /*
  * The mail itself: perfbot's Subject rule, Message-ID minting, and the
- * RFC 5322 header block (report-format.md §1), put in front of a rendered
- * body.  Pure: the time, the hash and every value are passed in.
+ * RFC 5322 header block (perfbot-mail(7), THE HEADER), put in front of a
+ * rendered body.  Pure: the time, the hash and every value are passed in.
  *
  * Nothing from any input reaches a header unchecked: header.c refuses CR,
  * LF and NUL, address.c checks every address, message_check_id() every

@@ -2,13 +2,13 @@
 #define PERFBOT_RECIPIENTS_H
 
 /*
- * Who gets a report (DESIGN.md §5).  To: the head commit's author (after
- * .mailmap).  Cc: perfbot.cc, then the tree's cc, then (with ccTrailers)
- * the people in the head commit's Signed-off-by, Acked-by, Reviewed-by,
- * Tested-by, Reported-by and Cc trailers, in trailer order.  Duplicates
- * (case-insensitive address) are dropped, the author is never in Cc, and
- * To plus Cc hold at most perfbot.maxRecipients addresses (the lists come
- * first, so a cap drops trailer people, latest first).
+ * Who gets a report (perfbot-mail(7), Recipients).  To: the head commit's
+ * author (after .mailmap).  Cc: perfbot.cc, then the tree's cc, then (with
+ * ccTrailers) the people in the head commit's Signed-off-by, Acked-by,
+ * Reviewed-by, Tested-by, Reported-by and Cc trailers, in trailer order.
+ * Duplicates (case-insensitive address) are dropped, the author is never
+ * in Cc, and To plus Cc hold at most perfbot.maxRecipients addresses (the
+ * lists come first, so a cap drops trailer people, latest first).
  *
  * Configured addresses must be valid (an error otherwise).  Trailers are
  * commit text, not configuration: an unusable trailer address is skipped

@@ -25,7 +25,7 @@ struct render_env {
 	struct template_set *templates;
 };
 
-/* The report a follow-up belongs to (DESIGN.md §5: a comparison for a head
+/* The report a follow-up belongs to (perfbot-mail(7): a comparison for a head
  * commit already reported becomes a follow-up in that thread). */
 struct render_parent {
 	const char *message_id;		/* the report's, without <> */

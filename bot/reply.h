@@ -6,8 +6,8 @@
  * decoded UTF-8 text of struct mail; untrusted).  Pure: text in, analysis
  * out, no I/O; it cannot fail (running out of memory is fatal in xmalloc).
  *
- * The rules (spec/cli-json.md, DESIGN.md §5), line by line, lines ending
- * in LF:
+ * The rules (perfbot-json(5), perfbot parse; perfbot-ingest(1)), line by
+ * line, lines ending in LF:
  *   - format=flowed text (RFC 3676) is first unwrapped: space-stuffing
  *     removed, soft breaks (a trailing space; with DelSp the space goes
  *     too) joined within one quote depth, quoted lines rebuilt as

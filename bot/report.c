@@ -1,6 +1,6 @@
 /*
  * The comparison JSON reader: struct value (untrusted) -> struct report
- * (trusted).  Every rule of ../shared/spec/comparison-json.md is checked
+ * (trusted).  Every rule of perfbot-json(5) is checked
  * here, in one pass, and the first violation is reported as
  * "NAME: JSON.PATH: what is wrong and what is expected".
  *
@@ -931,7 +931,7 @@ static const char *const top_keys[] = {
 static int parse_report(struct ctx *c, const struct value *v, struct report *r)
 {
 	if (!v || v->kind != VALUE_OBJECT)
-		return fail(c, "must be a JSON object (a comparison, see comparison-json.md)");
+		return fail(c, "must be a JSON object (a comparison, see perfbot-json(5))");
 	if (check_version(c, v) < 0 ||
 	    check_keys(c, v, top_keys) < 0 ||
 	    get_string(c, v, "tree", 0, &r->tree) < 0 ||

@@ -2,7 +2,7 @@
 #define PERFBOT_REPORT_H
 
 /*
- * struct report: a comparison JSON (../shared/spec/comparison-json.md,
+ * struct report: a comparison JSON (perfbot-json(5),
  * version 1), fully validated.  Code after report_from_value() trusts it:
  *   - every string is valid UTF-8 without C0 or C1 control characters or
  *     DEL (TAB only in param values), at most REPORT_MAX_STRING bytes, and

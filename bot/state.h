@@ -2,7 +2,7 @@
 #define PERFBOT_STATE_H
 
 /*
- * perfbot's state: the SQLite database DIR/state.db (DESIGN.md §6) and the
+ * perfbot's state: the SQLite database DIR/state.db (perfbot(1), FILES) and the
  * run lock DIR/lock.  state.c is the only file that includes <sqlite3.h>.
  *
  * What the database holds:

@@ -2,7 +2,7 @@
 #define PERFBOT_THREAD_H
 
 /*
- * A report's thread in reading order (cli-json.md, `perfbot thread`):
+ * A report's thread in reading order (perfbot-json(5), `perfbot thread`):
  * depth-first from the root, siblings by date (then Message-ID).  A
  * message whose parent is not among the thread's messages hangs under
  * the root (ingest already chose the nearest known ancestor from its

@@ -4,15 +4,16 @@
 #   test   build + what `make check` uses: cmocka, python3, clang, and the
 #          servers the integration tests start privately on 127.0.0.1
 #          (Postfix, Dovecot, public-inbox) with the clients that talk to
-#          them (git send-email, mutt, swaks, openssl), and the kernel's
+#          them (git send-email, mutt, swaks, openssl), the kernel's
 #          MAINTAINERS and get_maintainer.pl (linux-source-6.1) that
-#          tests/t/route-gm.sh compares perfbot's routing with
+#          tests/t/route-gm.sh compares perfbot's routing with, and groff
+#          and man(1) for the manual pages (tests/t/man.sh)
 #   bench  test + the peers `make bench` compares against
 # Runs apt-get only when a package is missing; needs root (or sudo) then.
 set -eu
 what=${1:-test}
 build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev zlib1g-dev libsasl2-modules"
-test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox git-email libmailtools-perl mutt swaks openssl procps linux-source-6.1 xz-utils perl"
+test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox git-email libmailtools-perl mutt swaks openssl procps linux-source-6.1 xz-utils perl groff-base man-db"
 bench="$test python3-jinja2 hyperfine notmuch lei"
 case $what in
 build) pkgs=$build ;;

@@ -44,6 +44,16 @@ check_eq "the send service runs the installed binary" 0 $?
 grep -q "^ExecStart=$prefix/bin/perfbot digest$" "$p/lib/systemd/system/perfbot-digest.service"
 check_eq "the digest service runs the installed binary" 0 $?
 check "the installed binary runs" sh -c "'$p/bin/perfbot' --version >/dev/null"
+# perfbot help finds the installed pages beside the binary (MANDIR itself
+# is not there: it is under DESTDIR)
+if command -v man >/dev/null && [ -f "$p/share/man/man1/perfbot-send.1" ]; then
+	MANPAGER=cat "$p/bin/perfbot" help send >"$tmp/help" 2>"$tmp/err"
+	if [ $? -eq 0 ] && grep -q '^PERFBOT-SEND(1)' "$tmp/help"; then
+		ok "the installed perfbot help shows the installed perfbot-send(1)"
+	else
+		not_ok "the installed perfbot help send: $(head -c 300 "$tmp/help") $(cat "$tmp/err")"
+	fi
+fi
 
 # the demo, rendered by the installed binary from the installed files
 sh "$p/share/perfbot/config/demo.sh" "$p/bin/perfbot" >"$tmp/installed.eml" 2>"$tmp/err"
@@ -64,9 +74,11 @@ mv "$tmp/moved" "$p/share/perfbot/templates"
 if command -v bash >/dev/null; then
 	got=$(PATH="$p/bin:$PATH" bash -c ". '$p/share/bash-completion/completions/perfbot'
 		COMP_WORDS=(perfbot se); COMP_CWORD=1; _perfbot; echo \"\${COMPREPLY[*]}\"
-		COMP_WORDS=(perfbot send --d); COMP_CWORD=2; _perfbot; echo \"\${COMPREPLY[*]}\"" 2>&1)
-	check_eq "bash completion: commands and a command's options" "send
---dry-run" "$got"
+		COMP_WORDS=(perfbot send --d); COMP_CWORD=2; _perfbot; echo \"\${COMPREPLY[*]}\"
+		COMP_WORDS=(perfbot help js); COMP_CWORD=2; _perfbot; echo \"\${COMPREPLY[*]}\"" 2>&1)
+	check_eq "bash completion: commands, a command's options, help's topics" "send
+--dry-run
+json" "$got"
 fi
 
 make -s -C "$top" uninstall DESTDIR="$root" PREFIX="$prefix" >"$tmp/make.log" 2>&1
