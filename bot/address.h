@@ -77,7 +77,8 @@ int address_list_parse(const char *s, struct address **list, size_t *n, struct b
 int address_check(const struct address *a, struct buf *err);
 
 /* 1 when the emails are equal, ignoring ASCII case (the whole address,
- * local part included, as DESIGN.md §5 dedups); names are not compared. */
+ * local part included, as perfbot-mail(7) says recipients are
+ * deduplicated); names are not compared. */
 int address_equal(const struct address *a, const struct address *b);
 
 /* ---- incoming mail (untrusted) ---- */

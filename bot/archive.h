@@ -3,8 +3,8 @@
 
 /*
  * The archive: a public-inbox v2 inbox written with libgit2, holding
- * every report sent and every reply ingested (DESIGN.md §6; the format
- * is in notes/public-inbox.md §1).  Layout of the inbox directory:
+ * every report sent and every reply ingested (perfbot(1), FILES; the format
+ * is public-inbox's own, public-inbox-v2-format(5)).  Layout of the inbox directory:
  *
  *   inbox.lock     held (lock.h: flock, the holder's pid) while an archive is open;
  *                  public-inbox-index takes the same lock, so close the

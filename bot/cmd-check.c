@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 
 #include "cmd.h"
 #include "config.h"
-#include "imap.h"
+#include "source-imap.h"
 #include "render.h"
 #include "repo.h"
 #include "secret.h"
@@ -135,6 +136,30 @@ static void check_templates(struct check *c, const struct config *cfg)
 	buf_release(&followup);
 }
 
+/* perfbot.spoolGroup names a group, and the spool is shared with it (the
+ * next send shares it; check only looks). */
+static void check_spool_group(struct check *c, const struct config *cfg)
+{
+	struct buf path = BUF_INIT, why = BUF_INIT;
+	struct group *g;
+	struct stat sb;
+
+	if (!cfg->spool_group)
+		return;
+	if (!(g = getgrnam(cfg->spool_group))) {
+		buf_addf(&why, "no group '%s' on this host (groupadd it, or unset the key)", cfg->spool_group);
+		problem(c, 0, "perfbot.spoolGroup", why.data);
+	} else {
+		buf_addf(&path, "%s/spool/incoming", cfg->state);
+		if (stat(path.data, &sb) == 0 && sb.st_gid == g->gr_gid && (sb.st_mode & 02070) == 02070)
+			say("spool: %s: shared with group %s", path.data, cfg->spool_group);
+		else
+			say("spool: %s: the next send shares it with group %s", path.data, cfg->spool_group);
+	}
+	buf_release(&path);
+	buf_release(&why);
+}
+
 /* The state directory can be written (or made: its nearest existing
  * parent can be written). */
 static void check_state(struct check *c, const struct config *cfg)
@@ -162,6 +187,7 @@ static void check_state(struct check *c, const struct config *cfg)
 		problem(c, 0, "perfbot.state", why.data);
 	} else if (!strcmp(dir.data, cfg->state)) {
 		say("state: %s: writable", cfg->state);
+		check_spool_group(c, cfg);
 	} else {
 		say("state: %s: not there yet; it will be made in %s", cfg->state, dir.data);
 	}

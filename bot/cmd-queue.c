@@ -11,9 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "config.h"
+#include "intake.h"
+#include "repo.h"
+#include "state.h"
 #include "render.h"
 #include "report.h"
 #include "spool.h"
@@ -21,33 +25,67 @@
 #include "banned.h"
 
 /* Whether the file can become a mail: 0, or -1 with a message naming it. */
-static int queue_check(struct render_env *env, const char *file, int64_t now, int verbose,
-		       struct buf *err)
+/* What queue checks against: the same repository, templates and state
+ * (read only, when there is one) as the next send. */
+struct queue {
+	struct render_env *env;
+	struct state *st;	/* NULL: no state yet */
+	int64_t now;
+	int verbose;
+};
+
+#define QUEUE_REFUSED (-1)	/* the file breaks a rule: 65 */
+#define QUEUE_UNREADABLE (-2)	/* the file cannot be read: 66 */
+
+/*
+ * Renders file as send will: as a new report, or as the follow-up it
+ * becomes when its thread has a report (with the follow-up template), or
+ * refused when a maintainer or the operator closed that thread.  0, or
+ * QUEUE_REFUSED / QUEUE_UNREADABLE with a message.
+ */
+static int queue_check(struct queue *q, const char *file, struct buf *err)
 {
 	struct render_request req;
 	struct rendered out;
 	struct report *report = NULL;
+	struct intake_plan plan;
+	struct commit_info head;
+	struct buf why = BUF_INIT;
 	struct stat sb;
-	int ret = -1;
+	int ret = QUEUE_REFUSED, e;
 
 	if (!strcmp(file, "-"))
 		return err_set(err, "-: standard input cannot be queued: write it to a file first");
-	if (lstat(file, &sb) < 0)
-		return err_set(err, "%s: cannot read: %s", file, strerror(errno));
+	if (lstat(file, &sb) < 0 || (S_ISREG(sb.st_mode) && access(file, R_OK) < 0)) {
+		err_set(err, "%s: cannot read: %s", file, strerror(errno));
+		return QUEUE_UNREADABLE;
+	}
 	if (!S_ISREG(sb.st_mode))
 		return err_set(err, "%s: not a regular file%s", file,
 			       S_ISLNK(sb.st_mode) ? " but a symbolic link: queue the file it points to" : "");
 	if (report_load_file(file, &report, err) < 0)
-		return -1;
-	memset(&req, 0, sizeof(req));
-	req.report = report;
-	req.created = now;
-	if (render_report(env, &req, &out, err) == 0) {
-		if (verbose && out.notes.len)
-			fputs(out.notes.data, stderr);
-		ret = 0;
+		return QUEUE_REFUSED;
+	memset(&out, 0, sizeof(out));
+	if (repo_lookup(q->env->repo, report->commit, &head, err) < 0) {
+		err_prefix(err, "%s: commit: ", report->name);	/* as render says it */
+		report_free(report);
+		return QUEUE_REFUSED;
 	}
-	rendered_release(&out);
+	e = intake_plan(q->st, report, head.id, &plan, &why, err);
+	commit_info_release(&head);
+	if (e == 0) {
+		intake_plan_request(&plan, report, q->now, &req);
+		if (render_report(q->env, &req, &out, err) == 0) {
+			if (q->verbose && out.notes.len)
+				fputs(out.notes.data, stderr);
+			ret = 0;
+		}
+		rendered_release(&out);
+	} else if (e > 0) {
+		err_set(err, "%s: %s", file, why.data);
+	}
+	intake_plan_release(&plan);
+	buf_release(&why);
 	report_free(report);
 	return ret;
 }
@@ -97,8 +135,7 @@ done:
 }
 
 /* queue --requeue: each rejected file, checked again, goes back. */
-static int requeue(const struct config *cfg, struct render_env *env, struct opt_args *args,
-		   const struct cmd_options *opts)
+static int requeue(const struct config *cfg, struct queue *q, struct opt_args *args)
 {
 	struct buf err = BUF_INIT, path = BUF_INIT, name = BUF_INIT;
 	size_t i;
@@ -116,15 +153,14 @@ static int requeue(const struct config *cfg, struct render_env *env, struct opt_
 		}
 		buf_reset(&path);
 		buf_addf(&path, "%s/spool/rejected/%s", cfg->state, rej);
-		if (queue_check(env, path.data, opts->now, opts->verbose, &err) < 0) {
+		if (queue_check(q, path.data, &err) < 0) {
 			fprintf(stderr, "perfbot queue: %s (left in spool/rejected)\n", err.data);
 			rc = EX_DATAERR;
 		} else if (spool_requeue(cfg->state, rej, &name, &err) < 0) {
 			fprintf(stderr, "perfbot queue: %s\n", err.data);
 			rc = EX_DATAERR;
 		} else {
-			printf("requeued rejected/%s as incoming/%s\n", rej, name.data);
-			fflush(stdout);
+			fprintf(stderr, "requeued rejected/%s as incoming/%s\n", rej, name.data);
 		}
 		free(rej);
 	}
@@ -139,6 +175,7 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 	struct buf err = BUF_INIT, name = BUF_INIT;
 	struct config *cfg = NULL;
 	struct render_env env;
+	struct queue q;
 	int64_t now;
 	struct opt_args args;
 	size_t i;
@@ -177,18 +214,40 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 		return EX_CONFIG;
 	}
 	now = opts->now;
+	memset(&q, 0, sizeof(q));
+	q.env = &env;
+	q.now = now;
+	q.verbose = opts->verbose;
+	/* the outbox decides what a comparison becomes: read it, if there
+	 * is one this user may open (a pipeline user queueing into a spool
+	 * shared with perfbot.spoolGroup may not) */
+	if (state_exists(cfg->state)) {
+		buf_reset(&name);
+		buf_addf(&name, "%s/state.db", cfg->state);
+		if (access(name.data, R_OK | W_OK) < 0)
+			fprintf(stderr, "perfbot queue: note: %s is not this user's to read: each file is checked "
+				"as a new report (send decides whether it is a follow-up)\n", name.data);
+		else if (state_open(cfg->state, &q.st, &err) < 0) {
+			fprintf(stderr, "perfbot queue: %s\n", err.data);
+			rc = EX_CANTCREAT;
+			goto done;
+		}
+	}
 	if (again) {
-		rc = requeue(cfg, &env, &args, opts);
+		rc = requeue(cfg, &q, &args);
 		args.nr = 0;
 	}
 	for (i = 0; i < args.nr; i++) {
 		const char *file = args.v[i];
+		int e;
 
 		buf_reset(&name);
-		if (queue_check(&env, file, now, opts->verbose, &err) < 0) {
+		e = queue_check(&q, file, &err);
+		if (e < 0) {
 			fprintf(stderr, "perfbot queue: %s\n", err.data);
-			if (rc != EX_IOERR)
-				rc = EX_DATAERR;
+			/* the worst outcome decides: 74, then 66, then 65 */
+			if (rc != EX_IOERR && (e == QUEUE_UNREADABLE || rc != EX_NOINPUT))
+				rc = e == QUEUE_UNREADABLE ? EX_NOINPUT : EX_DATAERR;
 			continue;
 		}
 		/* A good file that cannot be moved is the system's fault, not
@@ -198,9 +257,10 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts)
 			rc = EX_IOERR;
 			continue;
 		}
-		printf("queued %s as incoming/%s\n", file, name.data);
-		fflush(stdout);
+		fprintf(stderr, "queued %s as incoming/%s\n", file, name.data);
 	}
+done:
+	state_close(q.st);
 	render_env_close(&env);
 	config_free(cfg);
 	opt_args_release(&args);

@@ -124,6 +124,11 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_CANTCREAT;
 		goto fail;
 	}
+	/* a spool shared with perfbot.spoolGroup is kept open to the group */
+	if (!dry_run && spool_share(cfg->state, cfg->spool_group, &err) < 0) {
+		rc = EX_CONFIG;
+		goto fail;
+	}
 	if (!nfiles && spool_count(cfg->state, &incoming, &rejected, &err) < 0) {
 		rc = EX_CANTCREAT;
 		goto fail;
@@ -167,10 +172,10 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 		fprintf(stderr, "perfbot send: cannot write to stdout\n");
 		rc = EX_IOERR;
 	}
-	if (opts->verbose || in.queued || d.sent || d.deferred || d.failed || in.rejected)
-		fprintf(stderr, "%s: %zu queued, %zu sent, %zu deferred, %zu failed, %zu refused, %zu waiting\n",
+	if (opts->verbose || in.queued || d.sent || d.deferred || d.failed || in.rejected || in.set_aside)
+		fprintf(stderr, "%s: %zu queued, %zu sent, %zu deferred, %zu failed, %zu refused, %zu set aside, %zu waiting\n",
 			dry_run ? "dry run" : "done", in.queued, d.sent, d.deferred, d.failed, in.rejected,
-			in.waiting + d.held);
+			in.set_aside, in.waiting + d.held);
 	if (d.config_error)
 		rc = EX_CONFIG;
 	else if (d.temporary)

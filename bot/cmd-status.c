@@ -1,6 +1,6 @@
 /*
  * perfbot status [--json]: the spool, the outbox and the replies at a
- * glance, for an operator or (--json, spec/cli-json.md) for scripts: each
+ * glance, for an operator or (--json, perfbot-json(5)) for scripts: each
  * report with every recipient's outcome, where it went with
  * perfbot.redirectTo, why a queued one has not gone, and the commands of
  * maintainers and operators about it.  Reads only: a missing state

@@ -3,7 +3,7 @@
  * number or any Message-ID in it: an indented overview (date, author,
  * subject, as lore's thread overview) followed by the commands of its
  * maintainers and operators, the whole thread as an mbox that mutt -f and
- * b4 open, or the JSON of spec/cli-json.md (with "commands" added).
+ * b4 open, or JSON (perfbot-json(5)).
  */
 #include <inttypes.h>
 #include <stdio.h>

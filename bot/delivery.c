@@ -627,7 +627,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 					d->config_error = 1;
 				else
 					d->temporary = 1;
-				event_log_say(&d->log, "cannot deliver (%zu mail%s wait): %s; %s", left, left == 1 ? "" : "s",
+				event_log_say(&d->log, "cannot deliver (%zu mail%s): %s; %s", left, left == 1 ? " waits" : "s wait",
 				    why.data, e == SMTP_PERMANENT ? "the next run tries again" :
 				    "each waits out its back-off");
 				if (mark_stopped(d, todo + i, stopped, why.data, e == SMTP_PERMANENT, err) < 0)

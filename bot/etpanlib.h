@@ -3,8 +3,8 @@
 
 /*
  * The libetpan seam's own header: included only by the modules that drive
- * libetpan's streams (smtp.c, imap.c, tls.c, streambound.c), never by a
- * public header.  Everything else sees perfbot's types (smtp.h, imap.h,
+ * libetpan's streams (smtp.c, source-imap.c, tls.c, streambound.c), never by a
+ * public header.  Everything else sees perfbot's types (smtp.h, source-imap.h,
  * tls.h), so libetpan's types stay behind those modules.
  */
 

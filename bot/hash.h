@@ -5,7 +5,7 @@
  * Hashes of perfbot's own bytes, through GnuTLS:
  *   - SHA-1 over a stream: the checksums that close a git pack and its
  *     index (pack.c);
- *   - SHA-256 of one buffer: the fingerprint of an mbox prefix (mbox.c).
+ *   - SHA-256 of one buffer: the fingerprint of an mbox prefix (source-mbox.c).
  * Git object ids are not made here but by libgit2 (git_odb_hash(), which
  * detects SHA-1 collision attacks): those hash untrusted mail.
  *

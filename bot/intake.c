@@ -33,22 +33,34 @@ static void item_release(struct item *it)
 }
 
 /* Sets the file aside with why: spool files move to rejected/ (never
- * deleted), named files stay where they are. */
-static int reject(struct intake *in, struct item *it, const char *why, struct buf *err)
+ * deleted), named files stay where they are.  A file refused is an error
+ * of its producer; one set aside (a comparison of a report a maintainer
+ * closed) is not, and is counted apart. */
+static int set_aside(struct intake *in, struct item *it, const char *why, int refused,
+		     struct buf *err)
 {
+	const char *verb = refused ? "refused" : "set aside";
 	struct buf where = BUF_INIT;
 
 	it->done = 1;
-	in->rejected++;
+	if (refused)
+		in->rejected++;
+	else
+		in->set_aside++;
 	if (!it->in_spool || in->dry_run) {
-		event_log_say(&in->log, "refused %s: %s", it->name, why);
+		event_log_say(&in->log, "%s %s: %s", verb, it->name, why);
 		return 0;
 	}
 	if (spool_reject(in->cfg->state, it->name, why, &where, err) < 0)
 		return -1;
-	event_log_say(&in->log, "refused %s: %s (moved to %s)", it->name, why, where.data);
+	event_log_say(&in->log, "%s %s: %s (moved to %s)", verb, it->name, why, where.data);
 	buf_release(&where);
 	return 0;
+}
+
+static int reject(struct intake *in, struct item *it, const char *why, struct buf *err)
+{
+	return set_aside(in, it, why, 1, err);
 }
 
 /* Loads and checks one file; a file that fails is rejected. */
@@ -129,21 +141,77 @@ static void split_refs(const char *refs, char ***out, size_t *nr)
 }
 
 /* Renders the merged report of a group and puts it into the outbox. */
+void intake_plan_release(struct intake_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_refs; i++)
+		free(p->refs[i]);
+	free(p->refs);
+	free(p->after);
+	if (p->has_parent)
+		state_report_release(&p->parent);
+	buf_release(&p->key);
+	memset(p, 0, sizeof(*p));
+}
+
+int intake_plan(struct state *st, const struct report *r, const char *head,
+		struct intake_plan *p, struct buf *why, struct buf *err)
+{
+	int e;
+
+	memset(p, 0, sizeof(*p));
+	buf_init(&p->key);
+	thread_key(&p->key, r, head);
+	if (!st)
+		return 0;
+	e = state_report_find_by_thread_key(st, p->key.data, &p->parent, err);
+	if (e < 0)
+		return -1;
+	p->has_parent = e;
+	if (e && p->parent.verdict != STATE_VERDICT_OPEN) {
+		buf_addf(why, "report <%s> was closed as %s (a #perfbot command, or perfbot report): no follow-up is sent",
+			 p->parent.message_id, state_verdict_name(p->parent.verdict));
+		return 1;
+	}
+	if (e) {
+		split_refs(p->parent.refs, &p->refs, &p->nr_refs);
+		p->render_parent.message_id = p->parent.message_id;
+		p->render_parent.subject = p->parent.subject;
+		p->render_parent.references = (const char *const *)p->refs;
+		p->render_parent.nr_references = p->nr_refs;
+		return 0;
+	}
+	/* a report of the same thing that is no parent (redirected,
+	 * dropped, failed): the new one must not get its Message-ID */
+	return state_report_last_message_id(st, p->key.data, &p->after, err) < 0 ? -1 : 0;
+}
+
+void intake_plan_request(const struct intake_plan *p, const struct report *r, int64_t now,
+			 struct render_request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->report = r;
+	req->created = now;
+	req->after = p->after;
+	req->parent = p->has_parent ? &p->render_parent : NULL;
+}
+
 static int queue_group(struct intake *in, struct item **group, size_t n, struct buf *err)
 {
 	struct report *r = group[0]->report;
-	struct buf key = BUF_INIT, why = BUF_INIT, refs = BUF_INIT;
-	struct state_report parent, row;
-	struct render_parent rp;
+	struct buf why = BUF_INIT, refs = BUF_INIT;
+	struct intake_plan plan;
+	struct state_report row;
 	struct render_request req;
 	struct rendered out;
 	struct address from;
-	char **sources = xcalloc(n, sizeof(*sources)), **parent_refs = NULL, *after = NULL;
-	size_t i, nr_parent_refs = 0;
-	int has_parent = 0, ret = 0, e;
+	char **sources = xcalloc(n, sizeof(*sources));
+	size_t i;
+	int has_parent, ret = 0, e;
 	int64_t id = 0;
 
-	memset(&parent, 0, sizeof(parent));
+	memset(&plan, 0, sizeof(plan));
 	memset(&out, 0, sizeof(out));
 	memset(&from, 0, sizeof(from));
 	for (i = 1; i < n; i++) {
@@ -157,38 +225,19 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		group[i]->report = NULL;
 		event_log_say(&in->log, "coalesced %s into the report of %.12s", group[i]->name, group[0]->head);
 	}
-	thread_key(&key, r, group[0]->head);
-	has_parent = state_report_find_by_thread_key(in->st, key.data, &parent, err);
-	if (has_parent < 0) {
+	e = intake_plan(in->st, r, group[0]->head, &plan, &why, err);
+	if (e < 0) {
 		ret = -1;
 		goto done;
 	}
-	if (has_parent && parent.verdict != STATE_VERDICT_OPEN) {
-		buf_addf(&why, "report <%s> was closed as %s (a #perfbot command, or perfbot report): no follow-up is sent",
-			 parent.message_id, state_verdict_name(parent.verdict));
+	if (e > 0) {
 		for (i = 0; i < n; i++)
-			if (!group[i]->done && (ret = reject(in, group[i], why.data, err)) < 0)
+			if (!group[i]->done && (ret = set_aside(in, group[i], why.data, 0, err)) < 0)
 				goto done;
 		goto done;
 	}
-	/* a report of the same thing that is no parent (redirected,
-	 * dropped, failed): the new one must not get its Message-ID */
-	if (!has_parent && state_report_last_message_id(in->st, key.data, &after, err) < 0) {
-		ret = -1;
-		goto done;
-	}
-	memset(&req, 0, sizeof(req));
-	req.report = r;
-	req.created = in->now;
-	req.after = after;
-	if (has_parent) {
-		split_refs(parent.refs, &parent_refs, &nr_parent_refs);
-		rp.message_id = parent.message_id;
-		rp.subject = parent.subject;
-		rp.references = (const char *const *)parent_refs;
-		rp.nr_references = nr_parent_refs;
-		req.parent = &rp;
-	}
+	has_parent = plan.has_parent;
+	intake_plan_request(&plan, r, in->now, &req);
 	if (render_report(in->env, &req, &out, &why) < 0 ||
 	    address_parse(in->cfg->from, &from, &why) < 0) {
 		for (i = 0; i < n; i++)
@@ -210,15 +259,15 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 	memset(&row, 0, sizeof(row));
 	row.message_id = out.message_id;
 	row.kind = has_parent ? STATE_KIND_FOLLOWUP : STATE_KIND_REPORT;
-	row.parent_id = has_parent ? parent.id : 0;
-	row.thread_key = key.data;
+	row.parent_id = has_parent ? plan.parent.id : 0;
+	row.thread_key = plan.key.data;
 	row.tree = r->tree;		/* what perfbot track watches (issue 15) */
 	row.head = group[0]->head;
 	row.identity = out.identity;
 	row.subject = out.subject;
 	row.from_name = from.name;
 	row.from_email = from.email;
-	row.in_reply_to = has_parent ? parent.message_id : NULL;
+	row.in_reply_to = has_parent ? plan.parent.message_id : NULL;
 	for (i = 0; i < out.nr_references; i++)
 		buf_addf(&refs, "%s%s", i ? " " : "", out.references[i]);
 	row.refs = refs.len ? refs.data : NULL;
@@ -265,16 +314,10 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		}
 	}
 done:
-	for (i = 0; i < nr_parent_refs; i++)
-		free(parent_refs[i]);
-	free(parent_refs);
 	free(sources);
-	free(after);
-	if (has_parent > 0)
-		state_report_release(&parent);
+	intake_plan_release(&plan);
 	rendered_release(&out);
 	address_release(&from);
-	buf_release(&key);
 	buf_release(&why);
 	buf_release(&refs);
 	return ret;

@@ -51,7 +51,35 @@ struct intake {
 	struct buf *dry_mbox;		/* dry_run: the would-be mails, as mboxrd */
 	struct event_log log;		/* one line per event */
 	size_t queued, rejected, waiting;	/* counts, for the caller */
+	size_t set_aside;		/* comparisons of a closed report: not an error */
 };
+
+/*
+ * What a comparison of head (the resolved commit) becomes when it goes
+ * into the outbox now, the one rule intake and `perfbot queue` share: a
+ * new report, a follow-up of the newest mail of its thread (has_parent),
+ * or nothing at all when a maintainer or the operator closed that thread.
+ */
+struct intake_plan {
+	struct buf key;		/* the thread key: tree family, head, testcase, headline */
+	int has_parent;		/* a follow-up of parent */
+	struct state_report parent;
+	struct render_parent render_parent;	/* parent, as render takes it */
+	char **refs;
+	size_t nr_refs;
+	char *after;		/* a new report after one that is no parent: its
+				 * Message-ID (render_request.after), or NULL */
+};
+
+/* 0 with *p filled (a report or a follow-up), 1 with why set when the
+ * thread is closed, -1 on a database error.  st may be NULL (no state
+ * yet): a new report.  Release *p with intake_plan_release() in every case. */
+int intake_plan(struct state *st, const struct report *r, const char *head,
+		struct intake_plan *p, struct buf *why, struct buf *err);
+/* The render request for the plan (pointing into p and r). */
+void intake_plan_request(const struct intake_plan *p, const struct report *r, int64_t now,
+			 struct render_request *req);
+void intake_plan_release(struct intake_plan *p);
 
 /* Takes spool/incoming.  -1 only for errors that stop the run (the state
  * database, the spool folder); a bad file is a rejection, not an error. */

@@ -3,7 +3,8 @@
 
 /*
  * struct mail: one incoming message (untrusted), read once into plain
- * data that the rest of perfbot can trust (DESIGN.md §2, §7).
+ * data that the rest of perfbot can trust: parsed once, at the edge,
+ * with every limit below (perfbot-ingest(1) says what ingest makes of it).
  *
  * The top-level header is read here, by the one RFC 5322 reader
  * (rfc5322.h), which does not depend on libetpan: "From " (mbox) first

@@ -11,6 +11,7 @@
 #include <git2/oid.h>
 #include <zlib.h>
 
+#include "dir.h"
 #include "pack.h"
 #include "hash.h"
 #include "xalloc.h"
@@ -440,20 +441,6 @@ fail:
 	unlink(path->data);
 	buf_reset(path);
 	return -1;
-}
-
-static int dir_sync(const char *dir, struct buf *err)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0 || fsync(fd) < 0) {
-		err_set(err, "cannot sync %s: %s", dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
 }
 
 /* The SHA-1 of the pack file's first n bytes, read back: the header

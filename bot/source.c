@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "imap.h"
-#include "maildir.h"
-#include "mbox.h"
+#include "source-imap.h"
+#include "source-maildir.h"
+#include "source-mbox.h"
 #include "source.h"
 #include "xalloc.h"
 #include "banned.h"

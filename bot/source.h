@@ -36,7 +36,7 @@
  * Untrusted: everything in the mailboxes and everything an IMAP server
  * sends.  Messages are bytes, not parsed here (a message may hold NUL
  * bytes; len counts them).  Limits: SOURCE_MAX_MESSAGE per message, and
- * those in maildir.h, mbox.h and imap.h.  A message larger than
+ * those in source-maildir.h, source-mbox.h and source-imap.h.  A message larger than
  * SOURCE_MAX_MESSAGE is never cut: it comes back with oversized set and
  * no bytes, so the caller can record that it skipped it, and ack it.
  *
@@ -87,14 +87,14 @@ struct source_cursor {
 };
 
 /*
- * DIR/new, read in name order (see maildir.h: nothing is created, dot
+ * DIR/new, read in name order (see source-maildir.h: nothing is created, dot
  * files and anything not a regular file are skipped).  -1 when DIR/new or
  * DIR/cur is missing or unreadable.
  */
 int source_open_maildir(const char *dir, struct source **out, struct buf *err);
 
 /*
- * The mbox file at path, read-only (see mbox.h for the format and
+ * The mbox file at path, read-only (see source-mbox.h for the format and
  * locking).  from: the stored cursor, or NULL to read from the start;
  * when its offset is past the file's end, is not where a message begins,
  * or its fingerprint does not match the file, the whole file is read
@@ -105,7 +105,7 @@ int source_open_mbox(const char *path, const struct source_cursor *from,
 		     struct source **out, struct buf *err);
 
 /*
- * The IMAP mailbox at url (imap.h: imaps://USER@HOST[:PORT]/MAILBOX,
+ * The IMAP mailbox at url (source-imap.h: imaps://USER@HOST[:PORT]/MAILBOX,
  * imap://USER@HOST[:PORT]/MAILBOX?starttls, or plain imap:// to loopback
  * only), with the certificate checked against ca_file (NULL: the
  * system's CAs) before LOGIN with password.  timeout: seconds for

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "date.h"
+#include "dir.h"
 #include "spool.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -54,48 +56,21 @@ void spool_incoming_path(struct buf *out, const char *dir, const char *name)
 	spool_path(out, dir, "incoming", name);
 }
 
-static int mkdir_0700(const char *path, struct buf *err)
-{
-	struct stat sb;
-
-	if (!mkdir(path, 0700))
-		return 0;
-	if (errno != EEXIST)
-		return err_set(err, "%s: cannot create: %s", path, strerror(errno));
-	if (stat(path, &sb) < 0 || !S_ISDIR(sb.st_mode))
-		return err_set(err, "%s: not a directory", path);
-	return 0;
-}
-
 /* Creates DIR, DIR/spool and DIR/spool/SUB as needed. */
 static int spool_mkdirs(const char *dir, const char *sub, struct buf *err)
 {
 	struct buf path = BUF_INIT;
 	int ret = -1;
 
-	if (mkdir_0700(dir, err) < 0)
+	if (dir_make(dir, 0700, err) < 0)
 		goto done;
 	buf_addf(&path, "%s/spool", dir);
-	if (mkdir_0700(path.data, err) < 0)
+	if (dir_make(path.data, 0700, err) < 0)
 		goto done;
 	spool_path(&path, dir, sub, NULL);
-	ret = mkdir_0700(path.data, err);
+	ret = dir_make(path.data, 0700, err);
 done:
 	buf_release(&path);
-	return ret;
-}
-
-/* Makes a change to the directory's entries durable. */
-static int fsync_dir(const char *path, struct buf *err)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int ret = 0;
-
-	if (fd < 0)
-		return err_set(err, "%s: cannot open: %s", path, strerror(errno));
-	if (fsync(fd) < 0)
-		ret = err_set(err, "%s: cannot sync: %s", path, strerror(errno));
-	close(fd);
 	return ret;
 }
 
@@ -331,6 +306,67 @@ done:
 	return ret;
 }
 
+/*
+ * In a spool shared with perfbot.spoolGroup (incoming/ is setgid), a file
+ * another user queued must be readable by perfbot's user: it gets the
+ * folder's group and group read.  A rename keeps a file's group, so the
+ * setgid bit alone does not give it.  Nothing to do in a spool of one user.
+ */
+static int share_file(const char *incoming, const char *file, struct buf *err)
+{
+	struct stat d, f;
+
+	if (stat(incoming, &d) < 0 || !(d.st_mode & S_ISGID) || stat(file, &f) < 0)
+		return 0;
+	if ((f.st_gid != d.st_gid && chown(file, (uid_t)-1, d.st_gid) < 0) ||
+	    ((f.st_mode & 0040) == 0 && chmod(file, (f.st_mode & 07777) | 0040) < 0))
+		return err_set(err, "%s: cannot give it to the spool's group: %s", file, strerror(errno));
+	return 0;
+}
+
+int spool_share(const char *dir, const char *group, struct buf *err)
+{
+	static const struct {
+		const char *sub;
+		mode_t mode;
+	} parts[] = {
+		{ NULL, 0710 },			/* DIR: others in the group may pass */
+		{ "spool", 02710 },
+		{ "spool/incoming", 02770 },	/* they may queue and drop files */
+		{ "spool/rejected", 02770 },	/* and take rejected ones back */
+	};
+	struct group *g;
+	struct buf path = BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	if (!group)
+		return 0;
+	errno = 0;
+	if (!(g = getgrnam(group)))
+		return err_set(err, "perfbot.spoolGroup: no group '%s'%s%s", group,
+			       errno ? ": " : "", errno ? strerror(errno) : "");
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]) && !ret; i++) {
+		struct stat sb;
+
+		buf_reset(&path);
+		buf_adds(&path, dir);
+		if (parts[i].sub)
+			buf_addf(&path, "/%s", parts[i].sub);
+		if (dir_make(path.data, 0700, err) < 0 || stat(path.data, &sb) < 0) {
+			ret = -1;
+			break;
+		}
+		if ((sb.st_gid != g->gr_gid && chown(path.data, (uid_t)-1, g->gr_gid) < 0) ||
+		    ((sb.st_mode & 07777) != parts[i].mode && chmod(path.data, parts[i].mode) < 0))
+			ret = err_set(err, "%s: cannot give it to group %s (perfbot.spoolGroup): %s "
+				      "(perfbot's user must be a member of the group)",
+				      path.data, group, strerror(errno));
+	}
+	buf_release(&path);
+	return ret;
+}
+
 int spool_queue_file(const char *dir, const char *path, int64_t now, struct buf *name,
 		     struct buf *err)
 {
@@ -358,7 +394,7 @@ int spool_queue_file(const char *dir, const char *path, int64_t now, struct buf 
 	if (r < 0)
 		goto done;
 	spool_incoming_path(&dest, dir, nm.data);
-	if (fsync_dir(incoming.data, err) < 0)
+	if (share_file(incoming.data, dest.data, err) < 0 || dir_sync(incoming.data, err) < 0)
 		goto undo;
 	/* Only now, with the copy durable in the spool, may the original go. */
 	if (copied && unlink(path) < 0) {
@@ -368,7 +404,7 @@ int spool_queue_file(const char *dir, const char *path, int64_t now, struct buf 
 	}
 	/* The file is in the spool now, so this is no reason to fail: at
 	 * worst a crash brings the original back beside its spooled twin. */
-	fsync_dir(srcdir.data, NULL);
+	dir_sync(srcdir.data, NULL);
 	buf_add(name, nm.data, nm.len);
 	ret = 0;
 	goto done;
@@ -489,7 +525,7 @@ int spool_list_incoming(const char *dir, int64_t now, struct spool_names *out,
 			goto done;
 		claimed = 1;
 	}
-	if (claimed && fsync_dir(path.data, err) < 0)
+	if (claimed && dir_sync(path.data, err) < 0)
 		goto done;
 	if (found.nr)
 		qsort(found.v, found.nr, sizeof(*found.v), cmp_names);
@@ -601,7 +637,7 @@ int spool_reject(const char *dir, const char *name, const char *why, struct buf 
 		goto done;
 	}
 	spool_incoming_path(&from, dir, NULL);
-	if (fsync_dir(rdir.data, err) < 0 || fsync_dir(from.data, err) < 0)
+	if (dir_sync(rdir.data, err) < 0 || dir_sync(from.data, err) < 0)
 		goto done;
 	if (rejected)
 		buf_add(rejected, target.data, target.len);
@@ -629,7 +665,7 @@ int spool_done(const char *dir, const char *name, struct buf *err)
 		goto done;
 	}
 	spool_incoming_path(&path, dir, NULL);
-	ret = fsync_dir(path.data, err);
+	ret = dir_sync(path.data, err);
 done:
 	buf_release(&path);
 	return ret;
@@ -682,14 +718,14 @@ int spool_requeue(const char *dir, const char *name, struct buf *queued, struct 
 		err_set(err, "%s: cannot move to %s: %s", from.data, to.data, strerror(errno));
 		goto done;
 	}
-	if (fsync_dir(idir.data, err) < 0)
+	if (dir_sync(idir.data, err) < 0)
 		goto done;
 	buf_addf(&why, "%s.why", from.data);
 	if (unlink(why.data) < 0 && errno != ENOENT) {
 		err_set(err, "%s: cannot remove: %s", why.data, strerror(errno));
 		goto done;
 	}
-	if (fsync_dir(rdir.data, err) < 0)
+	if (dir_sync(rdir.data, err) < 0)
 		goto done;
 	if (queued)
 		buf_adds(queued, target);

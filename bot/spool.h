@@ -9,7 +9,8 @@
  *   DIR/spool/rejected/NAME        refused by send, with
  *   DIR/spool/rejected/NAME.why    the reason, one or more lines
  *
- * Directories are created (mode 0700) on demand.  Every change is atomic
+ * Directories are created (mode 0700, with their parents) on demand;
+ * spool_share() opens them to a group.  Every change is atomic
  * and durable: a file appears under its final name complete and fsync'd
  * (written under a dot-name, then renamed), renames never replace an
  * existing file, and the directories are fsync'd after each change.
@@ -63,6 +64,18 @@ struct spool_names {
 };
 
 void spool_names_release(struct spool_names *names);
+
+/*
+ * A spool shared with a group (perfbot.spoolGroup), so that a pipeline
+ * running as another user in that group can `perfbot queue` or drop files:
+ * DIR becomes 0710 and DIR/spool 02710 of that group, incoming/ and
+ * rejected/ 02770 (setgid, so that files made in them take the group).
+ * A file queued by another user is then given the group and group read,
+ * so that perfbot's user can read it.  group NULL: nothing changes (the
+ * spool is perfbot's user's alone, 0700).  Idempotent; perfbot's user
+ * must own DIR and be a member of the group.  0, or -1 with a message.
+ */
+int spool_share(const char *dir, const char *group, struct buf *err);
 
 /*
  * Moves the regular file at path into DIR/spool/incoming under a new

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "lock.h"
+#include "dir.h"
 #include "state.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -651,20 +652,6 @@ void state_rollback(struct state *st)
 
 /* ---- opening --------------------------------------------------------- */
 
-/* Creates dir (0700) unless it is already a directory. */
-static int dir_ensure(const char *dir, struct buf *err)
-{
-	struct stat sb;
-
-	if (!mkdir(dir, 0700))
-		return 0;
-	if (errno != EEXIST)
-		return err_set(err, "%s: cannot create the state directory: %s", dir, strerror(errno));
-	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
-		return err_set(err, "%s: not a directory (perfbot.state must name one)", dir);
-	return 0;
-}
-
 static void path_join(struct buf *out, const char *dir, const char *name)
 {
 	buf_reset(out);
@@ -814,6 +801,34 @@ static int state_configure(struct state *st, struct buf *err)
 			"PRAGMA trusted_schema = OFF; PRAGMA cache_size = -256", err);
 }
 
+/* Creates path with mode 0600 if it is not there, and narrows a wider
+ * mode an older perfbot left. */
+static int db_private(const char *path, struct buf *err)
+{
+	static const char *const side[] = { "-wal", "-shm" };
+	struct buf other = BUF_INIT;
+	struct stat sb;
+	size_t i;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &sb) == 0 && (sb.st_mode & 077) && fchmod(fd, sb.st_mode & 0700) < 0) {
+		err_set(err, "%s: cannot make it private (chmod 600): %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i < sizeof(side) / sizeof(side[0]); i++) {
+		buf_reset(&other);
+		buf_addf(&other, "%s%s", path, side[i]);
+		if (stat(other.data, &sb) == 0 && (sb.st_mode & 077))
+			chmod(other.data, sb.st_mode & 0700);
+	}
+	buf_release(&other);
+	return 0;
+}
+
 int state_open(const char *dir, struct state **out, struct buf *err)
 {
 	struct state *st;
@@ -821,7 +836,7 @@ int state_open(const char *dir, struct state **out, struct buf *err)
 	int rc;
 
 	*out = NULL;
-	if (dir_ensure(dir, err) < 0)
+	if (dir_make(dir, 0700, err) < 0)
 		return -1;
 	st = xcalloc(1, sizeof(*st));
 	st->wal_fd = -1;
@@ -829,6 +844,16 @@ int state_open(const char *dir, struct state **out, struct buf *err)
 	st->path = buf_detach(&path, NULL);
 	buf_addf(&path, "%s-wal", st->path);
 	st->wal_path = buf_detach(&path, NULL);
+	/* The outbox holds every mail's bytes and the replies: perfbot's user
+	 * alone may read it, whatever the umask (SQLite gives its -wal and
+	 * -shm files the database's mode), also when perfbot.spoolGroup opens
+	 * the folder to others. */
+	if (db_private(st->path, err) < 0) {
+		free(st->path);
+		free(st->wal_path);
+		free(st);
+		return -1;
+	}
 	rc = sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, NULL);
 	if (rc != SQLITE_OK) {
@@ -2493,7 +2518,7 @@ int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf
 	int r;
 
 	*out = NULL;
-	if (dir_ensure(dir, err) < 0)
+	if (dir_make(dir, 0700, err) < 0)
 		return -1;
 	path_join(&path, dir, "lock");
 	r = lock_take(path.data, 0600, wait_ms > 0 ? (unsigned)wait_ms : 0, "another perfbot", &l,

@@ -264,7 +264,7 @@ struct state_cursor {
 void state_cursor_release(struct state_cursor *c);
 
 /*
- * Opens DIR/state.db, creating DIR (mode 0700, one level) and the
+ * Opens DIR/state.db, creating DIR (mode 0700, with its parents) and the
  * database as needed, and brings the schema to STATE_SCHEMA_VERSION (each
  * migration one transaction, so reopening is harmless and a crash during
  * one leaves the previous version).  A database written by a newer perfbot

@@ -2,7 +2,7 @@
 #define PERFBOT_TCP_H
 
 /*
- * Opening a TCP connection for the mail protocols (smtp.c, imap.c), so
+ * Opening a TCP connection for the mail protocols (smtp.c, source-imap.c), so
  * that what the server sends first already goes through perfbot's own
  * stream layers (etpanlib.h): the server's name is resolved, each
  * address is tried in turn, each connect bounded by the timeout, and the

@@ -278,7 +278,7 @@ check_eq "report without --state: exit 64" 64 $?
 check_eq "report of an unknown one: exit 65" 65 $?
 
 # 7. send --flush ends the coalescing wait
-"$perfbot" --config "$tmp/c" queue "$tmp/k$n.json" >/dev/null
+"$perfbot" --config "$tmp/c" queue "$tmp/k$n.json" >/dev/null 2>&1
 n=$((n + 1))
 touch -d "@$now" "$tmp/s/spool/incoming"/*
 "$perfbot" --config "$tmp/c" send 2>"$tmp/flush1.log"
@@ -300,7 +300,7 @@ check_eq "requeue of a file still bad: exit 65, left where it was" "65 yes" \
 	"$? $(test -f "$tmp/s/spool/rejected/20260225061320-1-0-mystery.json" && echo yes)"
 check "... with the reason" grep -q "no tree.mystery.url" "$tmp/rq2.err"
 printf '[tree "mystery"]\n\turl = https://git.example.org/mystery.git\n' >>"$tmp/c"
-"$perfbot" --config "$tmp/c" queue --requeue "$tmp/s/spool/rejected/20260225061320-1-0-mystery.json" >"$tmp/rq3.out"
+"$perfbot" --config "$tmp/c" queue --requeue "$tmp/s/spool/rejected/20260225061320-1-0-mystery.json" 2>"$tmp/rq3.out"
 check_eq "requeue once fixed: exit 0" 0 $?
 check_eq "... back under its name" "requeued rejected/20260225061320-1-0-mystery.json as incoming/20260225061320-1-0-mystery.json" "$(cat "$tmp/rq3.out")"
 check_eq "... its .why removed, nothing left in rejected/" "" "$(ls "$tmp/s/spool/rejected")"

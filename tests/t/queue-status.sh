@@ -86,7 +86,8 @@ done
 	err-headline-names-no-row.json err-no-polarity.json) >"$tmp/q1.out" 2>"$tmp/q1.err"
 rc=$?
 check "queue with refused files exits 65" test "$rc" -eq 65
-check "queue prints one line per queued file" test "$(grep -c '^queued ' "$tmp/q1.out")" -eq 2
+check "queue prints one line per queued file, on stderr" test "$(grep -c '^queued ' "$tmp/q1.err")" -eq 2
+check "queue prints nothing on stdout" test ! -s "$tmp/q1.out"
 check "queue prints one reason per refused file" test "$(grep -c '^perfbot queue: ' "$tmp/q1.err")" -eq 4
 check "the unknown commit is named" grep -q "^perfbot queue: err-unknown-commit.json: commit: 'deadbeefdeadbeef' is neither" "$tmp/q1.err"
 check "the JSON syntax error has line and column" grep -q '^perfbot queue: err-json-syntax.json:4:10: invalid JSON' "$tmp/q1.err"
@@ -96,7 +97,7 @@ for c in err-unknown-commit err-json-syntax err-headline-names-no-row err-no-pol
 done
 for c in improvement-derived-kind regression-two-tests; do
 	check "queued $c.json is gone from where it was" test ! -e "$tmp/in/$c.json"
-	name=$(sed -n "s|^queued $c.json as incoming/||p" "$tmp/q1.out")
+	name=$(sed -n "s|^queued $c.json as incoming/||p" "$tmp/q1.err")
 	if [ -n "$name" ] && cmp -s "$state/spool/incoming/$name" "$golden/$c/input.json"; then
 		ok "$c.json is in the spool byte for byte as $name"
 	else
@@ -115,7 +116,7 @@ pb queue >/dev/null 2>&1
 check "queue without files exits 64" test $? -eq 64
 pb queue "$tmp/in/missing.json" >/dev/null 2>"$tmp/q2.err"
 rc=$?
-check "queue of a missing file exits 65 and names it" sh -c "[ $rc -eq 65 ] && grep -q 'missing.json: cannot read' '$tmp/q2.err'"
+check "queue of a missing file exits 66 (the README's code for an unreadable input) and names it" sh -c "[ $rc -eq 66 ] && grep -q 'missing.json: cannot read' '$tmp/q2.err'"
 cp "$golden/improvement-derived-kind/input.json" "$tmp/in/target.json"
 ln -s "$tmp/in/target.json" "$tmp/in/link.json"
 pb queue "$tmp/in/link.json" >/dev/null 2>"$tmp/q3.err"

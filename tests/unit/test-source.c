@@ -23,9 +23,9 @@
 #include <cmocka.h>
 
 #include "buf.h"
-#include "imap.h"
-#include "maildir.h"
-#include "mbox.h"
+#include "source-imap.h"
+#include "source-maildir.h"
+#include "source-mbox.h"
 #include "source.h"
 #include "xalloc.h"
 

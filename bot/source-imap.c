@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "header.h"
-#include "imap.h"
+#include "source-imap.h"
 #include "etpanlib.h"
 #include "tcp.h"
 #include "tls.h"

@@ -1,11 +1,11 @@
-#ifndef PERFBOT_MAILDIR_H
-#define PERFBOT_MAILDIR_H
+#ifndef PERFBOT_SOURCE_MAILDIR_H
+#define PERFBOT_SOURCE_MAILDIR_H
 
 /*
  * A Maildir's new mail: the reader under source_open_maildir().  Plain
  * readdir(), not libetpan's maildir driver, whose maildir_update() creates
  * a "maildirfolder" file and whose flag changes report success when the
- * file has gone (notes/libraries.md).
+ * file has gone (both seen in libetpan 1.9.4).
  *
  * Only DIR/new is read, and only to take messages out of it: a message is
  * moved to DIR/cur/NAME:2, (NAME kept as is when it already carries an

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "hash.h"
-#include "mbox.h"
+#include "source-mbox.h"
 #include "xalloc.h"
 #include "banned.h"
 

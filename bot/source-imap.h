@@ -1,5 +1,5 @@
-#ifndef PERFBOT_IMAP_H
-#define PERFBOT_IMAP_H
+#ifndef PERFBOT_SOURCE_IMAP_H
+#define PERFBOT_SOURCE_IMAP_H
 
 /*
  * An IMAP mailbox read over libetpan (imap.c is perfbot's only user of

@@ -1,11 +1,11 @@
-#ifndef PERFBOT_MBOX_H
-#define PERFBOT_MBOX_H
+#ifndef PERFBOT_SOURCE_MBOX_H
+#define PERFBOT_SOURCE_MBOX_H
 
 /*
  * An mbox file read, never written: the reader under source_open_mbox().
  * libetpan's mbox driver is not used: it drops the last line of a file
  * that does not end in an empty line, and its read-write open rewrites
- * the file (notes/libraries.md).
+ * the file (both seen in libetpan 1.9.4).
  *
  * The format read (RFC 4155, mboxo and mboxrd):
  *   - every line that begins with "From " starts a message and is not part

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "maildir.h"
+#include "source-maildir.h"
 #include "xalloc.h"
 #include "banned.h"
 
