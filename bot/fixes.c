@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "fixes.h"
+#include "percent.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -75,13 +76,7 @@ static int is_space(char c)
 
 static int hex_value(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return percent_hex((unsigned char)c);
 }
 
 static char lower(char c)
@@ -423,38 +418,32 @@ static int key_is(const char *key, const char *name)
 static void segment_match(const struct fix_index *ix, const char *s, const char *e,
 			  enum fix_kind kind, struct fix_matches *out)
 {
-	char id[FIX_MAX_MESSAGE_ID + 3];
-	size_t n = 0, raw = (size_t)(e - s);
-	const char *p = s, *d;
+	struct buf id = BUF_INIT;
+	size_t n, raw = (size_t)(e - s);
+	const char *d;
 	struct mid_slot *slot;
 
 	/* an escape is 3 bytes for 1: a longer segment cannot decode to an
 	 * indexed id, so it is not decoded at all */
 	if (!raw || raw > 3 * (ix->mid_max + 2))
 		return;
-	while (p < e) {
-		int hi, lo;
-
-		if (n == sizeof(id))
-			return;
-		if (*p == '%' && e - p >= 3 && (hi = hex_value(p[1])) >= 0 &&
-		    (lo = hex_value(p[2])) >= 0) {
-			id[n++] = (char)(hi << 4 | lo);
-			p += 3;
-		} else {
-			id[n++] = *p++;
-		}
+	id.limit = ix->mid_max + 2;	/* "<" and ">" */
+	if (percent_decode(s, raw, 0, &id) < 0) {
+		buf_release(&id);
+		return;		/* longer than any indexed id */
 	}
-	d = id;
-	if (n >= 2 && id[0] == '<' && id[n - 1] == '>') {
+	d = id.data;
+	n = id.len;
+	if (n >= 2 && d[0] == '<' && d[n - 1] == '>') {
 		d++;
 		n -= 2;
 	}
-	if (!n || n > ix->mid_max)
-		return;
-	slot = mid_find(ix, d, n);
-	if (slot && slot->id)
-		match_add(ix, out, slot->report, kind);
+	if (n && n <= ix->mid_max) {
+		slot = mid_find(ix, d, n);
+		if (slot && slot->id)
+			match_add(ix, out, slot->report, kind);
+	}
+	buf_release(&id);
 }
 
 /* The URL in a Closes:/Link: value and the reports its segments name. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "percent.h"
 #include "perlre.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -355,16 +356,6 @@ static void emit_literal(struct parser *ps, int c, int ci)
 	}
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /*
  * A character escape after '\' (the backslash already read): its byte
@@ -380,7 +371,7 @@ static int escape_char(struct parser *ps)
 	if (c < 0)
 		return fail(ps, "trailing backslash");
 	if (c == 'x') {
-		int h1 = hexval(peek(ps, 1)), h2 = hexval(peek(ps, 2));
+		int h1 = percent_hex(peek(ps, 1)), h2 = percent_hex(peek(ps, 2));
 
 		if (h1 < 0)
 			return fail(ps, "unsupported \\x form (only \\xHH)");

@@ -4,6 +4,7 @@
 
 #include "charset.h"
 #include "header.h"
+#include "percent.h"
 #include "rfc2045.h"
 #include "rfc5322.h"
 #include "xalloc.h"
@@ -20,17 +21,6 @@ static int is_wsp(char c)
 static int is_token_char(unsigned char c)
 {
 	return c > ' ' && c < 0x7f && !strchr("()<>@,;:\\\"/[]?=", c);
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static char *lower_dup(const char *s, size_t n)
@@ -116,24 +106,6 @@ static int raw_name(const char *name, size_t n, struct raw_param *rp)
 	return 0;
 }
 
-/* Appends an extended value's bytes, %XX decoded (a malformed % stays). */
-static void percent_decode(const char *s, size_t n, struct buf *out)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		int hi, lo;
-
-		if (s[i] == '%' && i + 2 < n &&
-		    (hi = hex_value(s[i + 1])) >= 0 && (lo = hex_value(s[i + 2])) >= 0) {
-			buf_addc(out, (char)(hi << 4 | lo));
-			i += 2;
-		} else {
-			buf_addc(out, s[i]);
-		}
-	}
-}
-
 /*
  * The value of parameter name from its RFC 2231 sections in v (no plain
  * form was given): 0 with out set, -1 when there is none or it is too
@@ -179,7 +151,7 @@ static int joined_value(const struct raw_param *v, size_t nr, const char *name, 
 			}
 		}
 		if (s->extended)
-			percent_decode(p, n, &bytes);
+			percent_decode(p, n, 0, &bytes);
 		else
 			buf_add(&bytes, p, n);
 		if (want < 0 || bytes.len > RFC2045_MAX_PARAM)
@@ -387,8 +359,8 @@ long rfc2045_decode_qp(const char *in, size_t len, struct buf *out)
 			continue;
 		}
 		buf_add(out, in + start, i - start);
-		if (i + 2 < len && (hi = hex_value(in[i + 1])) >= 0 &&
-		    (lo = hex_value(in[i + 2])) >= 0) {
+		if (i + 2 < len && (hi = percent_hex((unsigned char)in[i + 1])) >= 0 &&
+		    (lo = percent_hex((unsigned char)in[i + 2])) >= 0) {
 			buf_addc(out, (char)(hi << 4 | lo));
 			start = i += 3;
 			continue;

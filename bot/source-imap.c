@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "header.h"
+#include "percent.h"
 #include "source-imap.h"
 #include "etpanlib.h"
 #include "tcp.h"
@@ -32,16 +33,6 @@ void imap_url_release(struct imap_url *u)
 	u->user = u->host = u->mailbox = NULL;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* %-decodes s[0..n-1] into out; -1 on a bad escape, a control character
  * or more than max bytes. */
 static int url_decode(const char *s, size_t n, size_t max, char **out)
@@ -49,19 +40,12 @@ static int url_decode(const char *s, size_t n, size_t max, char **out)
 	struct buf b = BUF_INIT;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		int c = (unsigned char)s[i];
-
-		if (c == '%') {
-			if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
-				goto bad;
-			c = hexval(s[i + 1]) * 16 + hexval(s[i + 2]);
-			i += 2;
-		}
-		if (c < 0x20 || c == 0x7f || b.len >= max)
+	b.limit = max;
+	if (percent_decode(s, n, 1, &b) < 0)
+		goto bad;
+	for (i = 0; i < b.len; i++)
+		if ((unsigned char)b.data[i] < 0x20 || b.data[i] == 0x7f)
 			goto bad;
-		buf_addc(&b, (char)c);
-	}
 	*out = buf_detach(&b, NULL);
 	return 0;
 bad:
