@@ -28,11 +28,28 @@ struct status {
 	size_t incoming, rejected;
 	int64_t sent_last_hour;
 	struct state_reports reports;
+	struct state_tracked_list tracked;	/* the fixes of the reports (issue 15) */
 	struct state_commands commands;	/* all of them, by date */
 	struct intake_waits waits;	/* the spool's files */
 	struct state_trailers trailers;		/* every trailer recorded */
 	struct state_exclusions exclusions;	/* #perfbot unsubscribe's list */
 };
+
+/* The tracked facts of report id (both lists are in id order), or NULL. */
+static const struct state_tracked *tracked_of(const struct status *s, int64_t id)
+{
+	size_t lo = 0, hi = s->tracked.nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->tracked.v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->tracked.nr && s->tracked.v[lo].id == id ? &s->tracked.v[lo] : NULL;
+}
 
 static int status_gather(const struct config *cfg, int64_t now, struct status *s,
 			 struct buf *err)
@@ -52,6 +69,8 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 		return -1;
 	ret = state_report_list(st, &s->reports, err);
 	if (!ret)
+		ret = state_tracked_list(st, 1, &s->tracked, err);
+	if (!ret)
 		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
 	if (!ret)
 		ret = state_command_list(st, 0, &s->commands, err);
@@ -66,6 +85,7 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 static void status_release(struct status *s)
 {
 	state_reports_release(&s->reports);
+	state_tracked_list_release(&s->tracked);
 	state_commands_release(&s->commands);
 	intake_waits_release(&s->waits);
 	state_trailers_release(&s->trailers);
@@ -278,6 +298,7 @@ static struct value *json_report(const struct status *s, const struct state_repo
 	value_object_set(o, "waiting", json_waiting(s, r));
 	value_object_set(o, "commands", json_commands(s, r->id));
 	value_object_set(o, "trailers", json_trailers(s, r->id));
+	cmd_fix_json(o, tracked_of(s, r->id));
 	return o;
 }
 
@@ -455,8 +476,12 @@ static void status_text(const struct status *s, struct buf *out)
 		else
 			buf_adds(&next, w == DELIVERY_DUE ? "now" : "-");
 		buf_addf(out, "%6" PRId64 "  %-8s %-9s %5d  %-20s %7zu  %s\n", r->id, text_status(r),
-			 state_verdict_name(r->verdict), r->attempts, next.data, r->replies, r->subject);
+			 r->kind == STATE_KIND_REPORT || r->kind == STATE_KIND_FOLLOWUP ?
+			 state_verdict_name(r->verdict) : state_kind_name(r->kind), r->attempts,
+			 next.data, r->replies, r->subject);
 		text_details(s, r, out);
+		if (tracked_of(s, r->id))
+			cmd_fix_lines(out, INDENT, s->cfg, tracked_of(s, r->id));
 		buf_release(&next);
 	}
 	text_exclusions(s, out);
@@ -477,8 +502,9 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts)
 		.name = "perfbot status",
 		.about = "Shows whether sending is paused, the spool (and when each file goes), every\n"
 			 "report with its delivery status, each recipient that does not have it, where\n"
-			 "perfbot.redirectTo sent it, why a queued one has not gone, its replies, state\n"
-			 "and the commands about it, and how many mails went out this hour.\n",
+			 "perfbot.redirectTo sent it, why a queued one has not gone, its replies, state,\n"
+			 "fix and possible fixes (perfbot track) and the commands about it, and how many\n"
+			 "mails went out this hour.\n",
 		.opts = options,
 	};
 

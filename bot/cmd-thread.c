@@ -66,7 +66,8 @@ static int find_root(struct state *st, const char *id, char **root, int64_t *rep
 	return 0;
 }
 
-static void print_overview(const struct thread_entry *t, size_t n)
+static void print_overview(const struct thread_entry *t, size_t n, const struct config *cfg,
+			   const struct state_tracked *tr)
 {
 	struct buf line = BUF_INIT;
 	size_t i;
@@ -90,6 +91,9 @@ static void print_overview(const struct thread_entry *t, size_t n)
 			buf_adds(&line, "` ");
 		buf_addf(&line, "%s  %s%s\n", *m->from_name ? m->from_name : m->from_email,
 			 m->subject, m->quarantined ? "  [quarantined]" : "");
+		/* the report's fix facts under the report (issue 15) */
+		if (!t[i].depth && tr)
+			cmd_fix_lines(&line, "                   ", cfg, tr);
 		fputs(line.data, stdout);
 	}
 	buf_release(&line);
@@ -159,7 +163,8 @@ static void json_recorded(struct value *e, const char *mid, const struct state_c
 }
 
 static struct value *json_of(const char *root, const struct thread_entry *t, size_t n,
-			     const struct state_commands *c, const struct state_trailers *trailers)
+			     const struct state_commands *c, const struct state_trailers *trailers,
+			     const struct state_tracked *tr)
 {
 	struct value *v = value_new_object(), *list;
 	struct buf date = BUF_INIT;
@@ -208,6 +213,7 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 		value_object_add_bool(e, "applied", c->v[i].applied);
 		value_object_add(e, "why", c->v[i].why ? value_new_string(c->v[i].why) : value_new_null());
 	}
+	cmd_fix_json(v, tr);
 	buf_release(&date);
 	return v;
 }
@@ -224,7 +230,8 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 	char *root = NULL;
 	int64_t report_id = 0;
 	size_t n = 0, i;
-	int mbox = 0, json = 0, rc = 0;
+	int mbox = 0, json = 0, rc = 0, has_tracked = 0;
+	struct state_tracked tracked;
 	struct opt_args args;
 	const struct opt options[] = {
 		{ OPT_BOOL, 0, "mbox", &mbox, NULL, "the whole thread as an mbox (mutt -f, b4)", 1, 0, 0 },
@@ -237,7 +244,8 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		.min_args = 1,
 		.max_args = 1,
 		.about = "Shows the thread of a report: ID is the report's number (perfbot status)\n"
-			 "or the Message-ID of any mail in its thread (with or without <>).\n",
+			 "or the Message-ID of any mail in its thread (with or without <>); its fix\n"
+			 "and possible fixes (perfbot track) under the report.\n",
 		.opts = options,
 	};
 
@@ -271,6 +279,10 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_SOFTWARE;
 		goto fail;
 	}
+	if ((has_tracked = state_tracked_get(st, report_id, &tracked, &err)) < 0) {
+		rc = EX_SOFTWARE;
+		goto fail;
+	}
 	if (thread_order(&msgs, root, &t, &n) < 0) {
 		err_set(&err, "the report <%s> itself is not among its thread's mails (was it sent?)", root);
 		rc = EX_DATAERR;
@@ -285,7 +297,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 			rc = EX_SOFTWARE;
 			goto fail;
 		}
-		v = json_of(root, t, n, &cmds, &trailers);
+		v = json_of(root, t, n, &cmds, &trailers, has_tracked ? &tracked : NULL);
 		value_write_json(&out, v, 2);
 		buf_addc(&out, '\n');
 		value_free(v);
@@ -306,7 +318,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 			mboxrd_append(&out, t[i].m->from_email, t[i].m->date, raw.data, raw.len);
 		}
 	} else {
-		print_overview(t, n);
+		print_overview(t, n, cfg, has_tracked ? &tracked : NULL);
 		print_commands(&cmds);
 	}
 	fwrite(out.data, 1, out.len, stdout);
@@ -316,6 +328,8 @@ fail:
 done:
 	free(t);
 	free(root);
+	if (has_tracked > 0)
+		state_tracked_release(&tracked);
 	state_messages_release(&msgs);
 	state_commands_release(&cmds);
 	state_close(st);

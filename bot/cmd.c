@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "date.h"
+#include "watch.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -78,6 +79,124 @@ char *cmd_strip_angles(const char *id)
 	if (n >= 2 && id[0] == '<' && id[n - 1] == '>')
 		return xstrndup(id + 1, n - 2);
 	return xstrdup(id);
+}
+
+/* The watched refs of a landed list, shortened, comma-separated. */
+static void landed_list(struct buf *out, const struct config *cfg, const char *landed)
+{
+	const char *p = landed;
+	int first = 1;
+
+	while (p && *p) {
+		size_t n = strcspn(p, "\n");
+		char *ref = xstrndup(p, n);
+
+		if (n) {
+			buf_adds(out, first ? "" : ", ");
+			watch_ref_short(out, cfg, ref);
+			first = 0;
+		}
+		free(ref);
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg,
+		   const struct state_tracked *t)
+{
+	const struct state_fix *f = &t->fix;
+	size_t i;
+
+	if (t->has_fix) {
+		buf_addf(out, "%sfix: %.12s", indent, f->commit);
+		if (*f->subject)
+			buf_addf(out, " (\"%s\")", f->subject);
+		if (f->kind == FIX_FIXED_BY && !f->in_repo) {
+			buf_adds(out, ", named by #perfbot fixed-by: not found in the repository");
+		} else if (f->kind == FIX_FIXED_BY && !*f->landed) {
+			buf_adds(out, ", named by #perfbot fixed-by: in the repository, on no watched tree yet");
+		} else {
+			if (*f->ref) {
+				buf_adds(out, " on ");
+				watch_ref_short(out, cfg, f->ref);
+			}
+			if (f->date) {
+				buf_adds(out, ", committed ");
+				date_format_rfc3339_utc(out, f->date);
+			}
+			buf_addf(out, ", %s", f->kind == FIX_FIXED_BY ? "named by #perfbot fixed-by" :
+					      fix_kind_name(f->kind));
+			if (strchr(f->landed, '\n')) {
+				buf_adds(out, "; landed on ");
+				landed_list(out, cfg, f->landed);
+			}
+		}
+		if (f->reopened)
+			buf_adds(out, "; set aside by #perfbot reopen");
+		buf_addc(out, '\n');
+	}
+	for (i = 0; i < t->nr_possible; i++) {
+		const struct state_possible_fix *p = &t->possible[i];
+
+		buf_addf(out, "%spossible fix: %.12s (\"%s\") on ", indent, p->commit, p->subject);
+		watch_ref_short(out, cfg, p->ref);
+		buf_addc(out, '\n');
+	}
+}
+
+static struct value *time_or_null(int64_t t)
+{
+	struct buf b = BUF_INIT;
+	size_t len;
+	char *s;
+
+	if (!t)
+		return value_new_null();
+	date_format_rfc3339_utc(&b, t);
+	s = buf_detach(&b, &len);
+	return value_new_string_owned(s, len);
+}
+
+void cmd_fix_json(struct value *o, const struct state_tracked *t)
+{
+	struct value *fix, *list, *landed;
+	size_t i;
+
+	if (t && t->has_fix) {
+		const struct state_fix *f = &t->fix;
+		const char *p = f->landed;
+
+		fix = value_object_set(o, "fix", value_new_object());
+		value_object_add_string(fix, "commit", f->commit);
+		value_object_add_string(fix, "subject", f->subject);
+		value_object_add_string(fix, "ref", f->ref);
+		value_object_add(fix, "date", time_or_null(f->date));
+		value_object_add_string(fix, "evidence", fix_kind_name(f->kind));
+		value_object_add_bool(fix, "in_repository", f->in_repo);
+		landed = value_object_add(fix, "landed", value_new_array());
+		while (p && *p) {
+			size_t n = strcspn(p, "\n");
+
+			if (n)
+				value_array_push(landed, value_new_stringn(p, n));
+			p += n;
+			if (*p == '\n')
+				p++;
+		}
+		value_object_add_bool(fix, "reopened", f->reopened);
+	} else {
+		value_object_set(o, "fix", value_new_null());
+	}
+	list = value_object_set(o, "possible_fixes", value_new_array());
+	for (i = 0; t && i < t->nr_possible; i++) {
+		struct value *e = value_array_push(list, value_new_object());
+
+		value_object_add_string(e, "commit", t->possible[i].commit);
+		value_object_add_string(e, "subject", t->possible[i].subject);
+		value_object_add_string(e, "ref", t->possible[i].ref);
+	}
 }
 
 int cmd_check_reason(const char *why, struct buf *err)

@@ -4,9 +4,11 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "config.h"
 #include "delivery.h"
 #include "opt.h"
 #include "state.h"
+#include "value.h"
 
 /*
  * The commands.  Each cmd_NAME() gets argv starting at the command's name,
@@ -46,6 +48,16 @@ int cmd_report_number(const char *s, int64_t *out, struct buf *err);
 
 /* A Message-ID given on the command line without its <> (malloc'd). */
 char *cmd_strip_angles(const char *id);
+
+/*
+ * A report's fix and possible fixes (issue 15), the one way status and
+ * thread show them: lines for people, each starting with indent, and the
+ * JSON of spec/cli-json.md ("fix": null or an object, "possible_fixes":
+ * a list), added to o.
+ */
+void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg,
+		   const struct state_tracked *t);
+void cmd_fix_json(struct value *o, const struct state_tracked *t);
 
 /* 0 when an operator's --why TEXT is one line of printable text (status
  * prints it as one), else -1 with a message. */
@@ -91,5 +103,7 @@ int cmd_queue(int argc, char **argv, const struct cmd_options *opts);
 int cmd_recipients(int argc, char **argv, const struct cmd_options *opts);
 int cmd_status(int argc, char **argv, const struct cmd_options *opts);
 int cmd_template(int argc, char **argv, const struct cmd_options *opts);
+int cmd_track(int argc, char **argv, const struct cmd_options *opts);
+int cmd_digest(int argc, char **argv, const struct cmd_options *opts);
 
 #endif

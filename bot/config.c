@@ -202,6 +202,7 @@ static void tree_release(struct config_tree *t)
 {
 	free(t->name);
 	free(t->url);
+	free(t->ref);
 	list_release(&t->cc);
 }
 
@@ -228,6 +229,7 @@ void config_free(struct config *c)
 	free(c->state);
 	free(c->spool_group);
 	free(c->smtp_helo_name);
+	list_release(&c->digest_to);
 	for (i = 0; i < c->nr_trees; i++)
 		tree_release(&c->trees[i]);
 	free(c->trees);
@@ -440,6 +442,34 @@ static int read_paragraph(struct config *c, void *field, const char *name, const
 	return 0;
 }
 
+int config_ref_name_valid(const char *ref)
+{
+	const unsigned char *p;
+	size_t n = strlen(ref);
+
+	if (strncmp(ref, "refs/", 5) || n == 5 || strstr(ref, "..") || strstr(ref, "//") ||
+	    strstr(ref, "/.") || strstr(ref, "@{") || ref[n - 1] == '/' || ref[n - 1] == '.' ||
+	    (n >= 5 && !strcmp(ref + n - 5, ".lock")))
+		return 0;
+	for (p = (const unsigned char *)ref; *p; p++)
+		if (*p <= 0x20 || *p == 0x7f || strchr("~^:?*[\\", *p))
+			return 0;
+	return 1;
+}
+
+static int read_ref(struct config *c, void *field, const char *name, const char *value,
+		    struct buf *err)
+{
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	if (!config_ref_name_valid(value))
+		return err_set(err, "%s: '%s' is not a full ref name (refs/remotes/NAME/BRANCH, refs/heads/...)",
+			       name, value);
+	set_str(field, value);
+	return 0;
+}
+
 static int read_polarity(struct config *c, const char *name, const char *value, int higher,
 			 struct buf *err)
 {
@@ -566,6 +596,8 @@ static int read_trusted(struct config *c, void *field, const char *name, const c
 	{ sec, key, CONFIG_CUSTOM, offsetof(struct config, field), 0, 0, fn, def, doc }
 #define TREE(key, type, field, def, doc) \
 	{ "tree", key, type, offsetof(struct config_tree, field), 0, 0, NULL, def, doc }
+#define TREE_FN(key, fn, field, def, doc) \
+	{ "tree", key, CONFIG_CUSTOM, offsetof(struct config_tree, field), 0, 0, fn, def, doc }
 
 static const struct config_key keys[] = {
 	KEY("perfbot", "from", CONFIG_TEXT, from, "perfbot <perfbot@localhost>",
@@ -608,6 +640,8 @@ static const struct config_key keys[] = {
 	    "perfbot's state: spool/, state.db, archive/"),
 	KEY("perfbot", "spoolGroup", CONFIG_TEXT, spool_group, "unset",
 	    "a group whose members may queue into the spool (made group-writable, setgid)"),
+	KEY("perfbot", "announceFixes", CONFIG_BOOL, announce_fixes, "false",
+	    "perfbot track puts a notice in the report's thread when it finds the fix"),
 
 	KEY("smtp", "server", CONFIG_TEXT, smtp_server, "localhost", "the server mail is sent through"),
 	INT("smtp", "port", smtp_port, 1, 65535, "587", "its port"),
@@ -656,12 +690,18 @@ static const struct config_key keys[] = {
 
 	TREE("url", CONFIG_TEXT, url, "unset", "the URL printed under the commit line"),
 	TREE("cc", CONFIG_TEXT_LIST, cc, "none", "Cc'd on this tree's reports (several allowed)"),
+	TREE_FN("ref", read_ref, ref, "refs/remotes/NAME/BRANCH for each branch of its reports",
+		"the ref perfbot track watches for fixes (the lab's fetch updates it)"),
+
+	KEY("digest", "to", CONFIG_TEXT_LIST, digest_to, "none",
+	    "who gets perfbot digest (several allowed)"),
 };
 
 #undef KEY
 #undef INT
 #undef FN
 #undef TREE
+#undef TREE_FN
 
 const struct config_key *config_keys(size_t *nr)
 {

@@ -7,9 +7,9 @@
  *
  * Every key has a built-in default, so perfbot runs with no file at all.
  * Reading is strict: an unknown key in a section perfbot owns ([perfbot],
- * [smtp], [ingest], [polarity], [route], [commands], [tree "NAME"]) is an
- * error, so a typo never
- * silently drops a setting; values are checked here, once (numbers in
+ * [smtp], [ingest], [polarity], [route], [commands], [digest], [tree "NAME"])
+ * is an error, so a typo never silently drops a setting; values are
+ * checked here, once (numbers in
  * range, booleans, time zone, encryption mode, regular expressions, no CR
  * or LF in anything that can reach a header).  Addresses (from, cc, ...)
  * are checked by the message builder, which knows their use.
@@ -32,6 +32,9 @@ struct config_tree {
 	char *name;		/* the NAME of [tree "NAME"] */
 	char *url;		/* tree.NAME.url or NULL */
 	struct config_list cc;	/* tree.NAME.cc */
+	char *ref;		/* tree.NAME.ref: the ref perfbot track watches;
+				   NULL: refs/remotes/NAME/BRANCH for each branch
+				   the tree's reports were on */
 };
 
 struct config_polarity {
@@ -72,6 +75,8 @@ struct config {
 	int retry_minutes;
 	char *state;
 	char *spool_group;	/* the group that may queue into the spool, or NULL */
+	int announce_fixes;	/* perfbot.announceFixes: a notice in the report's
+				   thread when track finds its fix */
 
 	struct config_tree *trees;
 	size_t nr_trees;
@@ -92,6 +97,9 @@ struct config {
 	char *ingest_password_file;	/* the IMAP password, mode 0600 */
 	char *ingest_ca_file;		/* NULL = system trust */
 	int ingest_timeout;		/* seconds */
+
+	/* [digest] */
+	struct config_list digest_to;	/* digest.to: who gets perfbot digest */
 
 	/* [polarity]: the configured patterns, in the order config_polarity()
 	 * tries them: the higher ones, then the lower ones, each in file order */
@@ -153,6 +161,10 @@ int config_load(const char *path, struct config **out, struct buf *err);
 struct config *config_new_defaults(void);
 
 void config_free(struct config *c);
+
+/* 1 when ref is a full reference name git would take (refs/..., as
+ * git check-ref-format has it), else 0. */
+int config_ref_name_valid(const char *ref);
 
 /* [tree "name"], or NULL. */
 const struct config_tree *config_tree(const struct config *c, const char *name);

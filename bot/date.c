@@ -196,6 +196,84 @@ int date_parse_local(const char *s, int zone_minutes, int64_t *epoch, struct buf
 	return 0;
 }
 
+int date_parse_iso8601(const char *s, int64_t *epoch, struct buf *err)
+{
+	static const char shape[] = "dddd-dd-dd";
+	struct buf local = BUF_INIT;
+	const char *p;
+	int zone = 0, sign, hh, mm = 0, r;
+	size_t i;
+
+	for (i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !is_digit(s[i]) : s[i] != shape[i])
+			return err_quoted(err, "date", s, "expected YYYY-MM-DD or YYYY-MM-DDThh:mm[:ss][Z|+hh:mm]");
+	buf_add(&local, s, 10);
+	p = s + 10;
+	if (!*p) {
+		buf_adds(&local, " 00:00:00");
+	} else {
+		if ((*p != 'T' && *p != 't' && *p != ' ') || !is_digit(p[1]) || !is_digit(p[2]) ||
+		    p[3] != ':' || !is_digit(p[4]) || !is_digit(p[5])) {
+			buf_release(&local);
+			return err_quoted(err, "date", s, "expected YYYY-MM-DDThh:mm[:ss][Z|+hh:mm] after the date");
+		}
+		buf_addf(&local, " %.5s", p + 1);
+		p += 6;
+		if (*p == ':' && is_digit(p[1]) && is_digit(p[2])) {
+			buf_addf(&local, ":%.2s", p + 1);
+			p += 3;
+			if (*p == '.' || *p == ',') {
+				p++;
+				if (!is_digit(*p)) {
+					buf_release(&local);
+					return err_quoted(err, "date", s, "a fraction needs digits");
+				}
+				while (is_digit(*p))
+					p++;
+			}
+		} else {
+			buf_adds(&local, ":00");
+		}
+		if (*p == 'Z' || *p == 'z') {
+			p++;
+		} else if (*p == '+' || *p == '-') {
+			sign = *p == '-' ? -1 : 1;
+			if (!is_digit(p[1]) || !is_digit(p[2])) {
+				buf_release(&local);
+				return err_quoted(err, "date", s, "a zone is Z, +hh:mm, +hhmm or +hh");
+			}
+			hh = digits(p + 1, 2);
+			p += 3;
+			if (*p == ':')
+				p++;
+			if (is_digit(p[0]) && is_digit(p[1])) {
+				mm = digits(p, 2);
+				p += 2;
+			}
+			if (hh > 23 || mm > 59) {
+				buf_release(&local);
+				return err_quoted(err, "date", s, "no such zone");
+			}
+			zone = sign * (hh * 60 + mm);
+		}
+		if (*p) {
+			buf_release(&local);
+			return err_quoted(err, "date", s, "unexpected text after the time");
+		}
+	}
+	r = date_parse_local(local.data, zone, epoch, err);
+	buf_release(&local);
+	if (r < 0) {
+		/* the message names the rewritten text: name the one given */
+		struct buf why = BUF_INIT;
+
+		buf_adds(&why, err && err->len ? err->data : "");
+		r = err_quoted(err, "date", s, strstr(why.data, ": ") ? strstr(why.data, ": ") + 2 : "not a date");
+		buf_release(&why);
+	}
+	return r;
+}
+
 static void add_zone(struct buf *out, int zone_minutes)
 {
 	int64_t z = zone_minutes;

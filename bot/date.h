@@ -68,6 +68,16 @@ int date_parse_zone(const char *s, int *minutes, struct buf *err);
 int date_parse_local(const char *s, int zone_minutes, int64_t *epoch, struct buf *err);
 
 /*
+ * Reads a date or time from the command line (perfbot track --since):
+ * "YYYY-MM-DD" (midnight UTC), or ISO 8601's "YYYY-MM-DDThh:mm[:ss]"
+ * ('T' or one space between), with fractions of a second ignored and an
+ * optional zone, "Z" or "+hh:mm", "+hhmm", "+hh" (or '-'); a time without
+ * a zone is UTC, as commit dates are compared.  Ranges as
+ * date_parse_local().  0 and *epoch set, or -1 with a message quoting s.
+ */
+int date_parse_iso8601(const char *s, int64_t *epoch, struct buf *err);
+
+/*
  * Reads the body of a mail Date: field (untrusted).  Tolerant, after
  * RFC 5322 §3.3 and its obsolete syntax §4.3:
  *   - optional day name (checked to be one, not checked against the

@@ -234,7 +234,7 @@ static int attempt_done(struct delivery *d, struct attempt *a, struct store *sto
 	const struct state_report *r = a->r;
 	const struct smtp_result *res = &a->res;
 	const char *reply = a->reply.data;
-	const char *kind = r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : "report";
+	const char *kind = r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : state_kind_name(r->kind);
 	size_t accepted = 0, before = 0, i;
 	int ret = 0;
 

@@ -266,3 +266,39 @@ int history_contains(struct repo *r, const char *ref, const char *commit, struct
 		return gitlib_fail(err, ref);
 	return e;
 }
+
+void history_commit_release(struct history_commit *c)
+{
+	free(c->subject);
+	memset(c, 0, sizeof(*c));
+}
+
+int history_lookup(struct repo *r, const char *commit, struct history_commit *out, struct buf *err)
+{
+	git_repository *git = repo_git(r);
+	git_commit *c = NULL;
+	git_oid oid;
+	const char *summary;
+	size_t n = strlen(commit);
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	if (!is_hex(commit, 4, GIT_OID_HEXSZ))
+		return err_set(err, "'%s' is not a commit id (4 to 40 hex digits)", commit);
+	if (git_oid_fromstrn(&oid, commit, n) < 0)
+		return gitlib_fail(err, commit);
+	e = n == GIT_OID_HEXSZ ? git_commit_lookup(&c, git, &oid) :
+				 git_commit_lookup_prefix(&c, git, &oid, n);
+	if (e == GIT_ENOTFOUND)
+		return 0;
+	if (e == GIT_EAMBIGUOUS)
+		return err_set(err, "commit '%s' is ambiguous: give more hex digits", commit);
+	if (e < 0)
+		return gitlib_fail(err, commit);
+	git_oid_tostr(out->id, sizeof(out->id), git_commit_id(c));
+	summary = git_commit_summary(c);
+	out->subject = xstrdup(summary ? summary : "");
+	out->date = (int64_t)git_commit_time(c);
+	git_commit_free(c);
+	return 1;
+}

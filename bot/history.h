@@ -89,4 +89,21 @@ int history_walk(struct repo *r, const char *ref, const char *cursor, int64_t si
  */
 int history_contains(struct repo *r, const char *ref, const char *commit, struct buf *err);
 
+/* A commit's facts, as a `#perfbot fixed-by:` needs them. */
+struct history_commit {
+	char id[41];		/* the full id, 40 lowercase hex digits */
+	char *subject;		/* git's summary; "" if none (owned) */
+	int64_t date;		/* committer date (UTC) */
+};
+
+void history_commit_release(struct history_commit *c);
+
+/*
+ * The commit that commit (4..40 hex digits, from a mail: untrusted but
+ * checked) names: 1 with *out filled (release it), 0 when the repository
+ * has no such commit, -1 with a message for an invalid id, an ambiguous
+ * one (naming it) or a repository error.
+ */
+int history_lookup(struct repo *r, const char *commit, struct history_commit *out, struct buf *err);
+
 #endif

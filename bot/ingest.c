@@ -8,6 +8,8 @@
 #include "ingest.h"
 #include "mail.h"
 #include "reply.h"
+#include "repo.h"
+#include "track.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -55,6 +57,37 @@ static int command_verdict(const char *name, enum state_verdict *v)
 	return 0;
 }
 
+/*
+ * What a state command does to the report's fix (issue 15): fixed-by
+ * resolves its commit in the repository and records it (opened for the
+ * command: they are rare, and most ingest runs need no repository),
+ * reopen sets the fix aside.  *what says what was found.  0; 1 when the
+ * thread is not a report's (a digest's); -1 on state errors.
+ */
+static int fix_command(struct ingest *in, int64_t report_id, const char *name, const char *args,
+		       struct buf *what, struct buf *err)
+{
+	struct state_tracked t;
+	struct repo *repo = NULL;
+	struct buf why = BUF_INIT;
+	int e;
+
+	e = state_tracked_get(in->st, report_id, &t, err);
+	if (e <= 0)
+		return e < 0 ? -1 : 1;
+	state_tracked_release(&t);
+	if (!strcmp(name, "reopen"))
+		return state_fix_reopen(in->st, report_id, err);
+	if (strcmp(name, "fixed-by"))
+		return 0;
+	if (repo_open(in->cfg->repo, &repo, &why) < 0)
+		event_log_say(&in->log, "cannot resolve #perfbot fixed-by %s: %s", args, why.data);
+	e = track_fixed_by(in->cfg, in->st, repo, report_id, args, in->now, what, err);
+	repo_free(repo);
+	buf_release(&why);
+	return e;
+}
+
 /* "Name <email>" as people read it: decoded UTF-8, never RFC 2047 (the
  * state and the event lines are for people and scripts, not headers). */
 static void person_text(struct buf *out, const struct address *a)
@@ -79,11 +112,13 @@ static int trusted_by_config(const struct config *cfg, const char *email)
 struct outcome {
 	int applied;
 	struct buf why;
+	struct buf detail;	/* what an applied command found (a fixed-by's commit) */
 };
 
 static int steer(struct ingest *in, const struct mail *m, int64_t report_id,
 		 const struct reply_command *c, struct outcome *o, struct buf *err)
 {
+	struct buf what = BUF_INIT;
 	enum state_verdict v;
 	int r;
 
@@ -116,9 +151,21 @@ static int steer(struct ingest *in, const struct mail *m, int64_t report_id,
 		if (!o->applied)
 			return 0;
 	}
-	if (state_report_set_verdict(in->st, report_id, v, err) < 0)
+	r = fix_command(in, report_id, c->name, c->args, &what, err);
+	if (r == 1) {
+		o->applied = 0;
+		buf_addf(&o->why, "it is in the thread of digest %lld, not of a report: it changes nothing",
+			 (long long)report_id);
+		buf_release(&what);
+		return 0;
+	}
+	if (r < 0 || state_report_set_verdict(in->st, report_id, v, err) < 0) {
+		buf_release(&what);
 		return -1;
+	}
 	buf_addf(&o->why, "report %lld is now %s", (long long)report_id, state_verdict_name(v));
+	buf_add(&o->detail, what.data, what.len);
+	buf_release(&what);
 	return 0;
 }
 
@@ -180,6 +227,7 @@ static int act_on_command(struct ingest *in, const struct mail *m, const char *m
 
 	o.applied = 1;
 	buf_init(&o.why);
+	buf_init(&o.detail);
 	if (!c->understood) {
 		o.applied = 0;
 		if (known)
@@ -204,8 +252,9 @@ static int act_on_command(struct ingest *in, const struct mail *m, const char *m
 		else
 			in->not_applied++;
 		if (o.applied && known)
-			event_log_say(&in->log, "%s: #perfbot %s%s%s by %s", o.why.data, c->name,
-				      *c->args ? " " : "", c->args, author);
+			event_log_say(&in->log, "%s: #perfbot %s%s%s by %s%s%s%s", o.why.data, c->name,
+				      *c->args ? " " : "", c->args, author, o.detail.len ? " (" : "",
+				      o.detail.data, o.detail.len ? ")" : "");
 		else
 			event_log_say(&in->log, "report %lld: #perfbot %s%s%s by %s%s: %s",
 				      (long long)report_id, c->name, *c->args ? " " : "", c->args, author,
@@ -213,6 +262,7 @@ static int act_on_command(struct ingest *in, const struct mail *m, const char *m
 				      o.why.data);
 	}
 	buf_release(&o.why);
+	buf_release(&o.detail);
 	return ret;
 }
 

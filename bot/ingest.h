@@ -21,7 +21,11 @@
  *     is applied only when its sender is among the To and Cc of the
  *     thread's mails as sent, their MAINTAINERS people, or matches
  *     commands.trusted; a dup-of must name a mail of another report's
- *     thread.  unsubscribe and subscribe, from anyone, change the
+ *     thread.  A fixed-by's commit is resolved in perfbot.repo and
+ *     recorded as the report's fix, with the watched trees it has landed
+ *     on, or as not found (bot/track.h's track_fixed_by()), and a reopen
+ *     sets the fix aside; commands in a digest's thread are recorded and
+ *     change nothing.  unsubscribe and subscribe, from anyone, change the
  *     sender's own address on the exclusion list.  Words perfbot does not
  *     understand are recorded as such.  Names are decoded UTF-8, never
  *     RFC 2047;

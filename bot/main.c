@@ -17,6 +17,7 @@ static int run_help(int argc, char **argv, const struct cmd_options *opts);
 
 static const struct cmd_entry commands[] = {
 	{ "check", cmd_check, "check the configuration, repository, templates and servers" },
+	{ "digest", cmd_digest, "queue a digest of the open, fixed and closed reports" },
 	{ "help", run_help, "show a command's manual page (or its --help)" },
 	{ "ingest", cmd_ingest, "read new mail: keep and archive the replies to reports" },
 	{ "outbox", cmd_outbox, "list what waits to go out; hold, release, retry or drop a mail" },
@@ -29,6 +30,7 @@ static const struct cmd_entry commands[] = {
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },
 	{ "thread", cmd_thread, "show a report's thread: overview, mbox or JSON" },
+	{ "track", cmd_track, "notice the fixes of reports in the watched git trees" },
 	{ NULL, NULL, NULL },
 };
 

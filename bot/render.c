@@ -38,6 +38,20 @@ int render_template(struct render_env *env, const struct render_request *req,
 	return template_set_get(env->templates, "followup", out, err);
 }
 
+int render_template_kind(struct template_set *set, const struct config *cfg, const char *kind,
+			 const struct template **out, struct buf *err)
+{
+	struct buf name = BUF_INIT;
+	int r;
+
+	buf_addf(&name, "%s-%s", cfg->template_name, kind);
+	r = template_set_lookup(set, name.data, out, err);
+	buf_release(&name);
+	if (r < 0 || *out)
+		return r;
+	return template_set_get(set, kind, out, err);
+}
+
 int render_env_open(struct render_env *env, const struct config *cfg, struct buf *err)
 {
 	struct buf cache = BUF_INIT;

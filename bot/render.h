@@ -81,6 +81,15 @@ struct template_set *render_template_set(const struct config *cfg);
 int render_template(struct render_env *env, const struct render_request *req,
 		    const struct template **out, struct buf *err);
 
+/*
+ * The template of a mail that goes with reports rendered with NAME
+ * (perfbot.template): NAME-KIND when the folders have one (lkp-fixed),
+ * else KIND ("fixed", "digest").  -1 with a message when it is missing or
+ * does not parse.
+ */
+int render_template_kind(struct template_set *set, const struct config *cfg, const char *kind,
+			 const struct template **out, struct buf *err);
+
 /* Opens repository and template set named by cfg, and a router whose
  * cache folder is STATE/cache when perfbot.state exists.  -1 with a
  * message. */

@@ -45,7 +45,7 @@ struct state_lock {
 	struct lock *lock;	/* DIR/lock (lock.h) */
 };
 
-static const char *const kind_names[] = { "report", "followup" };
+static const char *const kind_names[] = { "report", "followup", "notice", "digest" };
 static const char *const status_names[] = { "queued", "sending", "sent", "failed" };
 static const char *const verdict_names[] = { "open", "invalid", "fixed", "duplicate" };
 static const char *const mark_names[] = { "", "held", "dropped" };
@@ -342,14 +342,67 @@ static const char *const migrations[] = {
 	"  date INTEGER NOT NULL,"
 	"  message_id TEXT"
 	");",
+	/* 6: tracking fixes (issue 15); migrate_track() is its other half,
+	 * in the same transaction: reports takes the kinds notice and digest
+	 * (a digest's parent is the previous digest, none for the first)
+	 * and each report's tree and head commit.
+	 *  - fixes: a report's fix, one per report (state_fix_set());
+	 *  - possible_fixes: Fixes: without perfbot's Reported-by, one per
+	 *    report and commit;
+	 *  - track_cursors: the tip of each watched ref examined last;
+	 *  - notices: which fix of a report was announced, by which mail (one
+	 *    notice per report and fix commit);
+	 *  - digest_entries: the state of every report that was not open, as
+	 *    each digest listed it (what "since the previous digest" means) */
+	"CREATE TABLE fixes ("
+	"  report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
+	"  commit_id TEXT NOT NULL,"
+	"  subject TEXT NOT NULL,"
+	"  ref TEXT NOT NULL,"
+	"  date INTEGER,"
+	"  evidence TEXT NOT NULL"
+	"    CHECK (evidence IN ('closes', 'link', 'revert', 'fixes', 'fixed-by')),"
+	"  recorded INTEGER NOT NULL,"
+	"  in_repo INTEGER NOT NULL,"
+	"  landed TEXT NOT NULL,"
+	"  reopened INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE TABLE possible_fixes ("
+	"  report_id INTEGER NOT NULL REFERENCES reports(id),"
+	"  commit_id TEXT NOT NULL,"
+	"  subject TEXT NOT NULL,"
+	"  ref TEXT NOT NULL,"
+	"  date INTEGER,"
+	"  recorded INTEGER NOT NULL,"
+	"  PRIMARY KEY (report_id, commit_id)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE track_cursors ("
+	"  ref TEXT PRIMARY KEY,"
+	"  tip TEXT NOT NULL,"
+	"  walked INTEGER NOT NULL"
+	") WITHOUT ROWID;"
+	"CREATE TABLE notices ("
+	"  report_id INTEGER NOT NULL REFERENCES reports(id),"
+	"  commit_id TEXT NOT NULL,"
+	"  notice_id INTEGER NOT NULL UNIQUE REFERENCES reports(id),"
+	"  PRIMARY KEY (report_id, commit_id)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE digest_entries ("
+	"  digest_id INTEGER NOT NULL REFERENCES reports(id),"
+	"  report_id INTEGER NOT NULL REFERENCES reports(id),"
+	"  state TEXT NOT NULL CHECK (state IN ('open', 'invalid', 'fixed', 'duplicate')),"
+	"  fix_commit TEXT,"
+	"  PRIMARY KEY (digest_id, report_id)"
+	") WITHOUT ROWID;",
 };
 
 struct state;
 static int migrate_4(struct state *st, struct buf *err);
+static int migrate_track(struct state *st, struct buf *err);
 
 /* What a migration does beyond its SQL, in its transaction; NULL = nothing. */
 static int (*const migration_code[])(struct state *st, struct buf *err) = {
-	NULL, NULL, NULL, migrate_4, NULL,
+	NULL, NULL, NULL, migrate_4, NULL, migrate_track,
 };
 
 _Static_assert(N(migrations) == STATE_SCHEMA_VERSION && N(migration_code) == STATE_SCHEMA_VERSION,
@@ -630,6 +683,8 @@ int state_exists(const char *dir)
 	return r;
 }
 
+static int schema_migrate_steps(struct state *st, struct buf *err);
+
 static int schema_version(struct state *st, int64_t *version, struct buf *err)
 {
 	struct stmt q;
@@ -644,8 +699,40 @@ static int schema_version(struct state *st, int64_t *version, struct buf *err)
 	return r == 1 ? 0 : -1;
 }
 
-/* Applies the migrations the database lacks, each in one transaction. */
+/* -1 with a message when the database breaks a foreign key: a migration
+ * that ran with them off must leave none broken. */
+static int foreign_keys_hold(struct state *st, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (stmt_prepare(st, &q, "PRAGMA foreign_key_check", err) < 0)
+		return -1;
+	r = stmt_step(&q, err);
+	if (r == 1)
+		err_set(err, "%s: a row of %s names a missing row of %s", st->path,
+			(const char *)sqlite3_column_text(q.s, 0), (const char *)sqlite3_column_text(q.s, 2));
+	stmt_finish(&q);
+	return r ? -1 : 0;
+}
+
+/* Applies the migrations the database lacks, each in one transaction.
+ * Foreign keys are off meanwhile, as SQLite's way of rebuilding a table
+ * needs (a parent table cannot be dropped otherwise), and checked before
+ * each migration commits. */
 static int schema_migrate(struct state *st, struct buf *err)
+{
+	int ret = -1;
+
+	if (exec_sql(st, "PRAGMA foreign_keys = OFF", err) < 0)
+		return -1;
+	ret = schema_migrate_steps(st, err);
+	if (exec_sql(st, "PRAGMA foreign_keys = ON", ret < 0 ? NULL : err) < 0)
+		ret = -1;
+	return ret;
+}
+
+static int schema_migrate_steps(struct state *st, struct buf *err)
 {
 	int64_t v = 0, want;
 
@@ -670,7 +757,8 @@ static int schema_migrate(struct state *st, struct buf *err)
 			goto end;
 		}
 		if (exec_sql(st, migrations[want - 1], err) < 0 ||
-		    (migration_code[want - 1] && migration_code[want - 1](st, err) < 0)) {
+		    (migration_code[want - 1] && migration_code[want - 1](st, err) < 0) ||
+		    foreign_keys_hold(st, err) < 0) {
 			err_prefix(err, "migration to schema version %lld: ", (long long)want);
 			goto end;
 		}
@@ -1061,6 +1149,8 @@ void state_report_release(struct state_report *r)
 	free(r->parent_redirected_to);
 	free(r->mark_why);
 	state_rcpts_free(r->rcpt, r->nr_rcpt);
+	free(r->tree);
+	free(r->head);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1187,10 +1277,12 @@ static int check_report(const struct state_report *r, struct buf *err)
 		return err_set(err, "the mail is empty");
 	if (r->mail_len > STATE_MAX_MAIL)
 		return err_set(err, "the mail is larger than %u bytes", STATE_MAX_MAIL);
-	if (r->kind != STATE_KIND_REPORT && r->kind != STATE_KIND_FOLLOWUP)
+	if ((size_t)r->kind >= N(kind_names))
 		return err_set(err, "unknown report kind %d", (int)r->kind);
-	if ((r->kind == STATE_KIND_FOLLOWUP) != (r->parent_id > 0))
-		return err_set(err, "a follow-up needs a parent and a report has none");
+	if (r->kind != STATE_KIND_DIGEST && (r->kind != STATE_KIND_REPORT) != (r->parent_id > 0))
+		return err_set(err, "a follow-up or notice needs a parent and a report has none");
+	if (check_text("tree", r->tree, 0, err) < 0 || check_text("head", r->head, 0, err) < 0)
+		return -1;
 	for (i = 0; i < r->nr_sources; i++)
 		if (check_text("a source name", r->sources[i], 1, err) < 0)
 			return -1;
@@ -1425,8 +1517,8 @@ static int report_insert(struct state *st, const struct state_report *r, int64_t
 	if (stmt_prepare(st, &q,
 			 "INSERT INTO reports (message_id, kind, parent_id, thread_id, thread_key, "
 			 "identity, subject, from_name, from_email, in_reply_to, refs, env_from, "
-			 "env_rcpt, to_addrs, cc_addrs, created, next_attempt) "
-			 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err) < 0)
+			 "env_rcpt, to_addrs, cc_addrs, created, next_attempt, tree, head) "
+			 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err) < 0)
 		return -1;
 	bind_text(&q, r->message_id);
 	bind_text(&q, state_kind_name(r->kind));
@@ -1445,6 +1537,8 @@ static int report_insert(struct state *st, const struct state_report *r, int64_t
 	bind_text(&q, r->cc_addrs ? r->cc_addrs : "");
 	bind_int(&q, r->created);
 	bind_opt(&q, r->next_attempt);
+	bind_text(&q, r->tree);
+	bind_text(&q, r->head);
 	if (stmt_run(&q, err) < 0)
 		return -1;
 	new_id = sqlite3_last_insert_rowid(st->db);
@@ -2089,6 +2183,11 @@ int state_report_set_verdict_by(struct state *st, int64_t id, enum state_verdict
 				err) < 0 ||
 		     operator_command(st, id, verdict_commands[v], why, author, now, err) < 0))
 			ret = -1;
+		/* an operator's reopen sets the fix aside as a #perfbot reopen
+		 * does (issue 15) */
+		if (ret == 0 && v == STATE_VERDICT_OPEN &&
+		    act_update(st, "UPDATE fixes SET reopened = 1 WHERE report_id = ?", NULL, id, err) < 0)
+			ret = -1;
 	} else if (ret == 0) {
 		ret = -1;
 	}
@@ -2708,4 +2807,737 @@ void state_unlock(struct state_lock *lock)
 		return;
 	lock_free(lock->lock);
 	free(lock);
+}
+
+/* ---- fixes, watched refs, notices, digests (issue 15) ---------------- */
+
+/* Replaces the one occurrence of from in sql by to; -1 when from is not
+ * there exactly once. */
+static int sql_replace_once(struct buf *sql, const char *from, const char *to)
+{
+	const char *at = strstr(sql->data, from);
+	struct buf out = BUF_INIT;
+
+	if (!at || strstr(at + 1, from))
+		return -1;
+	buf_add(&out, sql->data, (size_t)(at - sql->data));
+	buf_adds(&out, to);
+	buf_adds(&out, at + strlen(from));
+	buf_reset(sql);
+	buf_add(sql, out.data, out.len);
+	buf_release(&out);
+	return 0;
+}
+
+/* Runs each statement of list in order. */
+static int exec_all(struct state *st, const struct state_names *list, struct buf *err)
+{
+	size_t i;
+
+	for (i = 0; i < list->nr; i++)
+		if (exec_sql(st, list->v[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Schema 5's rebuild of reports, which SQLite cannot give new CHECK
+ * constraints in place: its CREATE statement as the database holds it
+ * (so every column an earlier migration added is kept, in order) with
+ * the two constraints widened, the rows copied, then its indexes,
+ * triggers and the views (which name it) made again.  Then the columns
+ * track reads, filled for the reports queued before: the head commit and
+ * the tree name from the thread key, the branch from the Subject's
+ * "[NAME:BRANCH]" (a report whose Subject does not say it keeps tree
+ * NULL: its own tree's ref is then unknown).
+ */
+static int migrate_track(struct state *st, struct buf *err)
+{
+	static const char *const rewrite[][2] = {
+		{ "CREATE TABLE reports (", "CREATE TABLE reports_rebuilt (" },
+		{ "CHECK (kind IN ('report', 'followup'))",
+		  "CHECK (kind IN ('report', 'followup', 'notice', 'digest'))" },
+		{ "CHECK ((kind = 'report') = (parent_id IS NULL))",
+		  "CHECK (kind = 'digest' OR (kind = 'report') = (parent_id IS NULL))" },
+	};
+	struct state_names again = { 0 }, drops = { 0 };
+	struct buf table = BUF_INIT, sql = BUF_INIT;
+	struct stmt q;
+	size_t i;
+	int row, ret = -1;
+
+	if (stmt_prepare(st, &q, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'reports'",
+			 err) < 0)
+		return -1;
+	if ((row = stmt_step(&q, err)) == 1)
+		buf_adds(&table, (const char *)sqlite3_column_text(q.s, 0));
+	stmt_finish(&q);
+	if (row <= 0) {
+		if (row == 0)
+			err_set(err, "%s: there is no reports table", st->path);
+		goto done;
+	}
+	/* a table that was renamed into place is named in quotes */
+	sql_replace_once(&table, "CREATE TABLE \"reports\" (", "CREATE TABLE reports (");
+	for (i = 0; i < N(rewrite); i++) {
+		if (sql_replace_once(&table, rewrite[i][0], rewrite[i][1]) < 0) {
+			err_set(err, "%s: the reports table is not as schema version 4 left it (\"%s\")",
+				st->path, rewrite[i][0]);
+			goto done;
+		}
+	}
+	if (stmt_prepare(st, &q, "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL AND "
+			 "((type IN ('index', 'trigger') AND tbl_name = 'reports') OR type = 'view') "
+			 "ORDER BY rowid", err) < 0)
+		goto done;
+	while ((row = stmt_step(&q, err)) == 1) {
+		ALLOC_GROW(again.v, again.nr + 1, again.alloc);
+		again.v[again.nr++] = col_str(q.s, 2);
+		if (!strcmp((const char *)sqlite3_column_text(q.s, 0), "view")) {
+			buf_reset(&sql);
+			buf_addf(&sql, "DROP VIEW \"%s\"", (const char *)sqlite3_column_text(q.s, 1));
+			ALLOC_GROW(drops.v, drops.nr + 1, drops.alloc);
+			drops.v[drops.nr++] = buf_detach(&sql, NULL);
+		}
+	}
+	stmt_finish(&q);
+	if (row < 0 || exec_sql(st, table.data, err) < 0 ||
+	    exec_sql(st, "INSERT INTO reports_rebuilt SELECT * FROM reports", err) < 0 ||
+	    exec_all(st, &drops, err) < 0 ||
+	    exec_sql(st, "DROP TABLE reports; ALTER TABLE reports_rebuilt RENAME TO reports", err) < 0 ||
+	    exec_all(st, &again, err) < 0)
+		goto done;
+	ret = exec_sql(st,
+		       "ALTER TABLE reports ADD COLUMN tree TEXT;"
+		       "ALTER TABLE reports ADD COLUMN head TEXT;"
+		       "UPDATE reports SET head = substr(thread_key, instr(thread_key, char(10)) + 1, 40)"
+		       "  WHERE kind IN ('report', 'followup') AND instr(thread_key, char(10)) > 1;"
+		       "UPDATE reports SET tree = substr(thread_key, 1, instr(thread_key, char(10)) - 1)"
+		       "    || '/' || substr(subject, instr(thread_key, char(10)) + 2,"
+		       "                     instr(subject, ']') - instr(thread_key, char(10)) - 2)"
+		       "  WHERE kind = 'report' AND instr(thread_key, char(10)) > 1"
+		       "    AND substr(subject, 1, instr(thread_key, char(10))) ="
+		       "        '[' || substr(thread_key, 1, instr(thread_key, char(10)) - 1)"
+		       "    AND substr(subject, instr(thread_key, char(10)) + 1, 1) = ':'"
+		       "    AND instr(subject, ']') > instr(thread_key, char(10)) + 2;"
+		       /* what track reads of every report and follow-up, each
+			* run: from this index alone, not from the rows (a tenth
+			* of the pages); nothing delivery changes is in it */
+		       "CREATE INDEX reports_tracked ON reports(kind, id, thread_id, message_id, tree, head,"
+		       "  state, created);",
+		       err);
+done:
+	state_names_release(&again);
+	state_names_release(&drops);
+	buf_release(&table);
+	buf_release(&sql);
+	return ret;
+}
+
+void state_names_release(struct state_names *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++)
+		free(n->v[i]);
+	free(n->v);
+	memset(n, 0, sizeof(*n));
+}
+
+void state_fix_release(struct state_fix *f)
+{
+	free(f->commit);
+	free(f->subject);
+	free(f->ref);
+	free(f->landed);
+	memset(f, 0, sizeof(*f));
+}
+
+static void possible_release(struct state_possible_fix *p)
+{
+	free(p->commit);
+	free(p->subject);
+	free(p->ref);
+}
+
+void state_tracked_release(struct state_tracked *t)
+{
+	size_t i;
+
+	free(t->message_id);
+	free(t->subject);
+	free(t->tree);
+	free(t->head);
+	for (i = 0; i < t->nr_followup_ids; i++)
+		free(t->followup_ids[i]);
+	free(t->followup_ids);
+	state_fix_release(&t->fix);
+	for (i = 0; i < t->nr_possible; i++)
+		possible_release(&t->possible[i]);
+	free(t->possible);
+	memset(t, 0, sizeof(*t));
+}
+
+void state_tracked_list_release(struct state_tracked_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		state_tracked_release(&l->v[i]);
+	free(l->v);
+	state_names_release(&l->trees);
+	memset(l, 0, sizeof(*l));
+}
+
+void state_digest_entries_free(struct state_digest_entry *v, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; v && i < nr; i++)
+		free(v[i].fix_commit);
+	free(v);
+}
+
+/* The report with this id among list->v[from..] (in id order), or NULL. */
+static struct state_tracked *tracked_find(struct state_tracked_list *list, size_t from, int64_t id)
+{
+	size_t lo = from, hi = list->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (list->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < list->nr && list->v[lo].id == id ? &list->v[lo] : NULL;
+}
+
+static int evidence_of(const char *name, enum fix_kind *out)
+{
+	return name && fix_kind_parse(name, out) == 0 && *out != FIX_POSSIBLE ? 0 : -1;
+}
+
+/* A mail's tree, for the list of trees: the first mail on it wins. */
+struct tree_seen {
+	int64_t id;
+	char *tree;	/* owned */
+};
+
+struct trees_seen {
+	struct tree_seen *v;
+	size_t nr, alloc;
+};
+
+static void trees_seen_add(struct trees_seen *s, int64_t id, const char *tree)
+{
+	if (!tree)
+		return;
+	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
+	s->v[s->nr].id = id;
+	s->v[s->nr++].tree = xstrdup(tree);
+}
+
+static int tree_seen_cmp(const void *a, const void *b)
+{
+	const struct tree_seen *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The distinct trees seen, first seen (smallest id) first; frees s. */
+static void trees_collect(struct trees_seen *s, struct state_names *out)
+{
+	size_t i, j;
+
+	qsort(s->v, s->nr, sizeof(*s->v), tree_seen_cmp);
+	for (i = 0; i < s->nr; i++) {
+		for (j = 0; j < out->nr; j++)
+			if (!strcmp(out->v[j], s->v[i].tree))
+				break;
+		if (j == out->nr) {
+			ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+			out->v[out->nr++] = s->v[i].tree;
+		} else {
+			free(s->v[i].tree);
+		}
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static const char *const tracked_sql[] = {
+	/* track's: the columns of reports_tracked alone */
+	"SELECT r.id, r.message_id, NULL, r.tree, r.head, 'queued', r.state, r.created, 0, "
+	"0, 0 FROM reports r INDEXED BY reports_tracked WHERE r.kind = 'report' "
+	"AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
+	"SELECT r.id, r.message_id, r.subject, r.tree, r.head, r.status, r.state, r.created, r.sent, "
+	"(SELECT COUNT(*) FROM messages m WHERE m.report_id = r.id AND m.origin = 'ingested'), "
+	"(SELECT MAX(k.date) FROM known_messages k WHERE k.report_id = r.id) "
+	"FROM reports r WHERE r.kind = 'report' AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
+};
+
+/* Loads the reports (only the one with id `only`, unless it is 0) of
+ * kind report and what track knows of them; the trees into *trees unless
+ * it is NULL.  In the caller's read transaction. */
+static int tracked_load(struct state *st, int64_t only, int activity, size_t from,
+			struct state_tracked_list *out, struct state_names *trees, struct buf *err)
+{
+	struct trees_seen seen = { 0 };
+	size_t i;
+	struct stmt q;
+	int row;
+
+	if (stmt_prepare(st, &q, tracked_sql[activity ? 1 : 0], err) < 0)
+		return -1;
+	bind_int(&q, only);
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_tracked *t;
+		int status, verdict;
+
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		t = &out->v[out->nr];
+		memset(t, 0, sizeof(*t));
+		t->id = col_int(q.s, 0);
+		t->message_id = col_str(q.s, 1);
+		t->subject = col_str(q.s, 2);
+		t->tree = col_str(q.s, 3);
+		t->head = col_str(q.s, 4);
+		status = name_index(status_names, N(status_names), (const char *)sqlite3_column_text(q.s, 5));
+		verdict = name_index(verdict_names, N(verdict_names), (const char *)sqlite3_column_text(q.s, 6));
+		t->created = col_int(q.s, 7);
+		t->sent = col_int(q.s, 8);
+		t->replies = (size_t)col_int(q.s, 9);
+		t->last_activity = col_int(q.s, 10);
+		out->nr++;
+		if (status < 0 || verdict < 0) {
+			row = err_set(err, "%s: report %lld has an unknown status or state", st->path,
+				      (long long)t->id);
+			break;
+		}
+		t->status = (enum state_status)status;
+		t->verdict = (enum state_verdict)verdict;
+	}
+	stmt_finish(&q);
+	if (row < 0)
+		return -1;
+
+	if (stmt_prepare(st, &q, "SELECT thread_id, message_id, tree, id FROM reports "
+			 "INDEXED BY reports_tracked "
+			 "WHERE kind = 'followup' AND (?1 = 0 OR thread_id = ?1) ORDER BY id", err) < 0)
+		return -1;
+	bind_int(&q, only);
+	for (i = from; trees && i < out->nr; i++)
+		trees_seen_add(&seen, out->v[i].id, out->v[i].tree);
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_tracked *t = tracked_find(out, from, col_int(q.s, 0));
+
+		if (trees)
+			trees_seen_add(&seen, col_int(q.s, 3), (const char *)sqlite3_column_text(q.s, 2));
+		if (!t)
+			continue;
+		t->followup_ids = xrealloc(t->followup_ids, (t->nr_followup_ids + 1) * sizeof(char *));
+		t->followup_ids[t->nr_followup_ids++] = col_str(q.s, 1);
+	}
+	stmt_finish(&q);
+	if (trees)
+		trees_collect(&seen, trees);
+	if (row < 0)
+		return -1;
+
+	if (stmt_prepare(st, &q, "SELECT report_id, commit_id, subject, ref, date, evidence, recorded, "
+			 "in_repo, landed, reopened FROM fixes WHERE ?1 = 0 OR report_id = ?1", err) < 0)
+		return -1;
+	bind_int(&q, only);
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_tracked *t = tracked_find(out, from, col_int(q.s, 0));
+		struct state_fix *f;
+
+		if (!t)
+			continue;
+		f = &t->fix;
+		if (evidence_of((const char *)sqlite3_column_text(q.s, 5), &f->kind) < 0) {
+			row = err_set(err, "%s: report %lld: unknown fix evidence", st->path, (long long)t->id);
+			break;
+		}
+		t->has_fix = 1;
+		f->report_id = t->id;
+		f->commit = col_str(q.s, 1);
+		f->subject = col_str(q.s, 2);
+		f->ref = col_str(q.s, 3);
+		f->date = col_int(q.s, 4);
+		f->recorded = col_int(q.s, 6);
+		f->in_repo = col_int(q.s, 7) != 0;
+		f->landed = col_str(q.s, 8);
+		f->reopened = col_int(q.s, 9) != 0;
+	}
+	stmt_finish(&q);
+	if (row < 0)
+		return -1;
+
+	if (stmt_prepare(st, &q, "SELECT report_id, commit_id, subject, ref, date, recorded "
+			 "FROM possible_fixes WHERE ?1 = 0 OR report_id = ?1 "
+			 "ORDER BY report_id, recorded, commit_id", err) < 0)
+		return -1;
+	bind_int(&q, only);
+	while ((row = stmt_step(&q, err)) == 1) {
+		struct state_tracked *t = tracked_find(out, from, col_int(q.s, 0));
+		struct state_possible_fix *p;
+
+		if (!t)
+			continue;
+		t->possible = xrealloc(t->possible, (t->nr_possible + 1) * sizeof(*t->possible));
+		p = &t->possible[t->nr_possible++];
+		p->commit = col_str(q.s, 1);
+		p->subject = col_str(q.s, 2);
+		p->ref = col_str(q.s, 3);
+		p->date = col_int(q.s, 4);
+		p->recorded = col_int(q.s, 5);
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+int state_tracked_list(struct state *st, int activity, struct state_tracked_list *out,
+		       struct buf *err)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (tx_begin(st, 0, err) < 0)
+		return -1;
+	ret = tracked_load(st, 0, activity, 0, out, &out->trees, err);
+	return tx_end(st, ret, err);
+}
+
+int state_tracked_get(struct state *st, int64_t id, struct state_tracked *out, struct buf *err)
+{
+	struct state_tracked_list list = { 0 };
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (id <= 0)
+		return 0;
+	if (tx_begin(st, 0, err) < 0)
+		return -1;
+	ret = tracked_load(st, id, 1, 0, &list, NULL, err);
+	ret = tx_end(st, ret, err);
+	if (ret == 0 && list.nr == 1) {
+		*out = list.v[0];
+		list.nr = 0;
+		ret = 1;
+	}
+	state_tracked_list_release(&list);
+	return ret;
+}
+
+int state_report_trees(struct state *st, struct state_names *out, struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	if (stmt_prepare(st, &q, "SELECT tree FROM reports WHERE tree IS NOT NULL "
+			 "AND kind IN ('report', 'followup') GROUP BY tree ORDER BY MIN(id)", err) < 0)
+		return -1;
+	while ((row = stmt_step(&q, err)) == 1) {
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		out->v[out->nr++] = col_str(q.s, 0);
+	}
+	stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+static int check_fix_text(const char *commit, const char *subject, const char *ref, struct buf *err)
+{
+	if (check_text("the fix commit", commit, 1, err) < 0 ||
+	    check_text("the fix subject", subject, 0, err) < 0 ||
+	    check_text("the fix ref", ref, 0, err) < 0)
+		return -1;
+	return 0;
+}
+
+void state_defer_checkpoint(struct state *st)
+{
+	sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+}
+
+/* 1 when sql (one integer parameter) yields a row, 0 if not, -1 on error. */
+static int row_exists_id(struct state *st, const char *sql, int64_t id, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (stmt_prepare(st, &q, sql, err) < 0)
+		return -1;
+	bind_int(&q, id);
+	r = stmt_step(&q, err);
+	stmt_finish(&q);
+	return r;
+}
+
+int state_fix_set(struct state *st, const struct state_fix *f, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1, found;
+
+	if (check_fix_text(f->commit, f->subject, f->ref, err) < 0 ||
+	    check_text("the refs the fix landed on", f->landed, 0, err) < 0)
+		return err_prefix(err, "%s: report %lld: ", st->path, (long long)f->report_id);
+	if (f->kind == FIX_POSSIBLE || !fix_kind_closes(f->kind) || f->kind > FIX_FIXED_BY)
+		return err_set(err, "%s: report %lld: a fix cannot be of kind %s", st->path,
+			       (long long)f->report_id, fix_kind_name(f->kind));
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	found = row_exists_id(st, "SELECT 1 FROM reports WHERE id = ? AND kind = 'report'",
+			      f->report_id, err);
+	if (found == 0)
+		err_set(err, "%s: there is no report %lld", st->path, (long long)f->report_id);
+	if (found == 1 && stmt_prepare(st, &q, "INSERT INTO fixes (report_id, commit_id, subject, ref, date, "
+				"evidence, recorded, in_repo, landed, reopened) "
+				"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (report_id) DO UPDATE SET "
+				"commit_id = excluded.commit_id, subject = excluded.subject, ref = excluded.ref, "
+				"date = excluded.date, evidence = excluded.evidence, recorded = excluded.recorded, "
+				"in_repo = excluded.in_repo, landed = excluded.landed, "
+				"reopened = excluded.reopened", err) == 0) {
+		bind_int(&q, f->report_id);
+		bind_text(&q, f->commit);
+		bind_text(&q, f->subject ? f->subject : "");
+		bind_text(&q, f->ref ? f->ref : "");
+		bind_opt(&q, f->date);
+		bind_text(&q, fix_kind_name(f->kind));
+		bind_int(&q, f->recorded);
+		bind_int(&q, f->in_repo ? 1 : 0);
+		bind_text(&q, f->landed ? f->landed : "");
+		bind_int(&q, f->reopened ? 1 : 0);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end(st, ret, err);
+}
+
+int state_fix_reopen(struct state *st, int64_t report_id, struct buf *err)
+{
+	return write_ints(st, "UPDATE fixes SET reopened = 1 WHERE report_id = ?", 1, &report_id, err);
+}
+
+int state_possible_fix_set(struct state *st, int64_t report_id, const struct state_possible_fix *p,
+			   struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (check_fix_text(p->commit, p->subject, p->ref, err) < 0)
+		return err_prefix(err, "%s: report %lld: possible fix: ", st->path, (long long)report_id);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT INTO possible_fixes (report_id, commit_id, subject, ref, date, "
+			 "recorded) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (report_id, commit_id) DO UPDATE "
+			 "SET subject = excluded.subject, ref = excluded.ref, date = excluded.date", err) == 0) {
+		bind_int(&q, report_id);
+		bind_text(&q, p->commit);
+		bind_text(&q, p->subject ? p->subject : "");
+		bind_text(&q, p->ref ? p->ref : "");
+		bind_opt(&q, p->date);
+		bind_int(&q, p->recorded);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end(st, ret, err);
+}
+
+static int is_full_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 40; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[40] == '\0';
+}
+
+int state_track_cursor_get(struct state *st, const char *ref, char tip[41], struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	tip[0] = '\0';
+	if (check_text("the ref", ref, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "SELECT tip FROM track_cursors WHERE ref = ?", err) < 0)
+		return -1;
+	bind_text(&q, ref);
+	r = stmt_step(&q, err);
+	if (r == 1) {
+		const char *t = (const char *)sqlite3_column_text(q.s, 0);
+
+		if (t && is_full_hex(t))
+			memcpy(tip, t, 41);
+		else
+			r = err_set(err, "%s: the cursor of %s is not a commit id", st->path, ref);
+	}
+	stmt_finish(&q);
+	return r;
+}
+
+int state_track_cursor_set(struct state *st, const char *ref, const char *tip, int64_t now,
+			   struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (check_text("the ref", ref, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (!tip || !is_full_hex(tip))
+		return err_set(err, "%s: %s: the cursor must be 40 lowercase hex digits", st->path, ref);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	if (stmt_prepare(st, &q, "INSERT INTO track_cursors (ref, tip, walked) VALUES (?, ?, ?) "
+			 "ON CONFLICT (ref) DO UPDATE SET tip = excluded.tip, walked = excluded.walked",
+			 err) == 0) {
+		bind_text(&q, ref);
+		bind_text(&q, tip);
+		bind_int(&q, now);
+		ret = stmt_run(&q, err);
+	}
+	return tx_end(st, ret, err);
+}
+
+int state_notice_find(struct state *st, int64_t report_id, const char *commit, int64_t *notice_id,
+		      struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (check_text("the fix commit", commit, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (stmt_prepare(st, &q, "SELECT notice_id FROM notices WHERE report_id = ? AND commit_id = ?",
+			 err) < 0)
+		return -1;
+	bind_int(&q, report_id);
+	bind_text(&q, commit);
+	r = stmt_step(&q, err);
+	if (r == 1 && notice_id)
+		*notice_id = col_int(q.s, 0);
+	stmt_finish(&q);
+	return r;
+}
+
+int state_notice_add(struct state *st, int64_t report_id, const char *commit,
+		     const struct state_report *mail, int64_t *id, struct buf *err)
+{
+	struct stmt q;
+	int64_t new_id = 0;
+	int ret;
+
+	if (check_report(mail, err) < 0 || check_text("the fix commit", commit, 1, err) < 0)
+		return err_prefix(err, "%s: cannot add a notice: ", st->path);
+	if (mail->kind != STATE_KIND_NOTICE || mail->parent_id != report_id)
+		return err_set(err, "%s: a notice is of kind notice and answers its report", st->path);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	ret = state_notice_find(st, report_id, commit, NULL, err);
+	if (ret > 0) {
+		err_set(err, "%s: report %lld already has a notice of %s", st->path, (long long)report_id,
+			commit);
+		ret = STATE_EXISTS;
+	}
+	if (ret == 0)
+		ret = report_insert(st, mail, &new_id, err);
+	if (ret == 0 && (ret = stmt_prepare(st, &q, "INSERT INTO notices (report_id, commit_id, notice_id) "
+					    "VALUES (?, ?, ?)", err)) == 0) {
+		bind_int(&q, report_id);
+		bind_text(&q, commit);
+		bind_int(&q, new_id);
+		ret = stmt_run(&q, err);
+	}
+	ret = tx_end(st, ret, err);
+	if (ret == 0 && id)
+		*id = new_id;
+	return ret;
+}
+
+int state_digest_last(struct state *st, struct state_report *out, struct buf *err)
+{
+	struct stmt q;
+
+	memset(out, 0, sizeof(*out));
+	if (stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", m.mail FROM reports r "
+			 "JOIN report_mails m ON m.report_id = r.id WHERE r.kind = 'digest' "
+			 "ORDER BY r.id DESC LIMIT 1", err) < 0)
+		return -1;
+	return report_select_one(st, &q, out, err);
+}
+
+int state_digest_entries(struct state *st, int64_t digest_id, struct state_digest_entry **out,
+			 size_t *nr, struct buf *err)
+{
+	struct state_digest_entry *v = NULL;
+	size_t n = 0, alloc = 0;
+	struct stmt q;
+	int row;
+
+	*out = NULL;
+	*nr = 0;
+	if (stmt_prepare(st, &q, "SELECT report_id, state, fix_commit FROM digest_entries "
+			 "WHERE digest_id = ? ORDER BY report_id", err) < 0)
+		return -1;
+	bind_int(&q, digest_id);
+	while ((row = stmt_step(&q, err)) == 1) {
+		int verdict = name_index(verdict_names, N(verdict_names),
+					 (const char *)sqlite3_column_text(q.s, 1));
+
+		if (verdict < 0) {
+			row = err_set(err, "%s: digest %lld: unknown report state", st->path,
+				      (long long)digest_id);
+			break;
+		}
+		ALLOC_GROW(v, n + 1, alloc);
+		v[n].report_id = col_int(q.s, 0);
+		v[n].verdict = (enum state_verdict)verdict;
+		v[n].fix_commit = col_str(q.s, 2);
+		n++;
+	}
+	stmt_finish(&q);
+	if (row < 0) {
+		state_digest_entries_free(v, n);
+		return -1;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+int state_digest_add(struct state *st, const struct state_report *mail,
+		     const struct state_digest_entry *v, size_t nr, int64_t *id, struct buf *err)
+{
+	struct stmt q;
+	int64_t new_id = 0;
+	size_t i;
+	int ret;
+
+	if (check_report(mail, err) < 0)
+		return err_prefix(err, "%s: cannot add a digest: ", st->path);
+	if (mail->kind != STATE_KIND_DIGEST)
+		return err_set(err, "%s: a digest is of kind digest", st->path);
+	for (i = 0; i < nr; i++)
+		if ((size_t)v[i].verdict >= N(verdict_names) ||
+		    check_text("a fix commit", v[i].fix_commit, 0, err) < 0)
+			return err_set(err, "%s: cannot add a digest: a bad entry for report %lld", st->path,
+				       (long long)v[i].report_id);
+	if (tx_begin(st, 1, err) < 0)
+		return -1;
+	ret = report_insert(st, mail, &new_id, err);
+	for (i = 0; i < nr && ret == 0; i++) {
+		if ((ret = stmt_prepare(st, &q, "INSERT INTO digest_entries (digest_id, report_id, state, "
+					"fix_commit) VALUES (?, ?, ?, ?)", err)) < 0)
+			break;
+		bind_int(&q, new_id);
+		bind_int(&q, v[i].report_id);
+		bind_text(&q, state_verdict_name(v[i].verdict));
+		bind_text(&q, v[i].fix_commit);
+		ret = stmt_run(&q, err);
+	}
+	ret = tx_end(st, ret, err);
+	if (ret == 0 && id)
+		*id = new_id;
+	return ret;
 }

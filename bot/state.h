@@ -68,8 +68,9 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "fixes.h"
 
-#define STATE_SCHEMA_VERSION 5		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 6		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -88,6 +89,10 @@ struct state_lock;
 enum state_kind {
 	STATE_KIND_REPORT,
 	STATE_KIND_FOLLOWUP,
+	STATE_KIND_NOTICE,	/* a fix notice in a report's thread (issue 15):
+				   its parent is the report */
+	STATE_KIND_DIGEST,	/* a digest (issue 15): its parent is the
+				   previous digest, none for the first */
 };
 
 enum state_status {
@@ -120,8 +125,8 @@ enum state_verdict {
 	STATE_VERDICT_DUPLICATE,
 };
 
-/* "report"/"followup", "queued"/..., "open"/..., ""/"held"/"dropped",
- * "delivered"/"deferred"/"refused" */
+/* "report"/"followup"/"notice"/"digest", "queued"/..., "open"/...,
+ * ""/"held"/"dropped", "delivered"/"deferred"/"refused" */
 const char *state_kind_name(enum state_kind k);
 const char *state_status_name(enum state_status s);
 const char *state_verdict_name(enum state_verdict v);
@@ -160,8 +165,9 @@ struct state_report {
 	int64_t id;		/* row id, > 0 */
 	char *message_id;	/* (in) without <>, unique */
 	enum state_kind kind;	/* (in) */
-	int64_t parent_id;	/* (in) follow-ups: the report or follow-up it
-				   answers (In-Reply-To); 0 for reports */
+	int64_t parent_id;	/* (in) follow-ups and notices: the mail it
+				   answers (In-Reply-To); digests: the previous
+				   digest, or 0; 0 for reports */
 	int64_t thread_id;	/* the report that started the thread (own id
 				   for a report); replies are counted there */
 	char *thread_key;	/* (in) follow-up detection: tree family, head
@@ -207,6 +213,11 @@ struct state_report {
 	size_t nr_rcpt;
 	size_t replies;		/* state_report_list(): ingested replies in the thread */
 	size_t followups;	/* state_report_list(): follow-ups in the thread */
+	char *tree;		/* (in) reports and follow-ups: the comparison's
+				   tree, NAME/BRANCH; else NULL.  Read back by
+				   state_tracked_list() (issue 15) */
+	char *head;		/* (in) reports and follow-ups: the head commit,
+				   40 hex digits; else NULL.  Likewise */
 };
 
 void state_report_release(struct state_report *r);
@@ -630,5 +641,167 @@ int state_archive_tip_set(struct state *st, int64_t epoch, const char *oid, stru
 int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf *err);
 /* Releases the lock.  Accepts NULL. */
 void state_unlock(struct state_lock *lock);
+
+/* ---- fixes, watched refs, notices, digests (issue 15) --------------- */
+
+/*
+ * What perfbot knows of a report's fix (perfbot track, and #perfbot
+ * fixed-by: through ingest).  One per report; a later fix replaces it
+ * (bot/fixes.h decides which stands), and it is kept when a rebase drops
+ * its commit or a #perfbot reopen sets it aside.  As input the strings
+ * are only read; as returned they are owned (state_fix_release()).
+ */
+struct state_fix {
+	int64_t report_id;
+	char *commit;		/* 40 hex digits; the 4..40 digits a fixed-by
+				   command gave while its commit is not in the
+				   repository */
+	char *subject;		/* the commit's subject; "" when unknown */
+	char *ref;		/* the watched ref it is shown on; "" when it is
+				   on none (yet) */
+	int64_t date;		/* its committer date (UTC); 0 when unknown */
+	enum fix_kind kind;	/* the evidence; never FIX_POSSIBLE */
+	int64_t recorded;	/* when perfbot recorded it */
+	int in_repo;		/* 1: the commit is in perfbot.repo */
+	char *landed;		/* the watched refs it was found on, one a line,
+				   in the order found; "" when none */
+	int reopened;		/* 1: a #perfbot reopen came after it */
+};
+
+void state_fix_release(struct state_fix *f);
+
+/* A possible fix (`Fixes:` naming the head commit without perfbot's
+ * `Reported-by:`): listed, the report stays open.  One per report and
+ * commit.  Owned strings when returned. */
+struct state_possible_fix {
+	char *commit;		/* 40 hex digits */
+	char *subject;
+	char *ref;		/* the watched ref it is shown on */
+	int64_t date;		/* committer date (UTC) */
+	int64_t recorded;
+};
+
+/* A report (kind report) as track, status and digest see it.  Owned. */
+struct state_tracked {
+	int64_t id;
+	char *message_id;
+	char *subject;
+	char *tree;		/* NAME/BRANCH, or NULL when unknown (a report
+				   queued before schema 6 whose Subject did not
+				   say it) */
+	char *head;		/* 40 hex digits, or NULL when unknown */
+	char **followup_ids;	/* its follow-ups' Message-IDs, oldest first */
+	size_t nr_followup_ids;
+	enum state_status status;
+	enum state_verdict verdict;
+	int64_t created;
+	int64_t sent;		/* 0: not sent */
+	size_t replies;		/* ingested replies in its thread */
+	int64_t last_activity;	/* the newest date of a known mail in its
+				   thread; 0 when none */
+	int has_fix;		/* 0: fix is empty */
+	struct state_fix fix;
+	struct state_possible_fix *possible;	/* in the order recorded */
+	size_t nr_possible;
+};
+
+/* Strings owned by the list (state_names_release()). */
+struct state_names {
+	char **v;
+	size_t nr, alloc;
+};
+
+void state_names_release(struct state_names *n);
+
+struct state_tracked_list {
+	struct state_tracked *v;
+	size_t nr, alloc;
+	struct state_names trees;	/* state_tracked_list(): the trees its
+					   reports and their follow-ups were on,
+					   as state_report_trees() gives them */
+};
+
+void state_tracked_release(struct state_tracked *t);
+void state_tracked_list_release(struct state_tracked_list *l);
+
+/* Fills *out (empty) with every report (not follow-ups, notices or
+ * digests), oldest first, with its fix and possible fixes, and the trees.
+ * activity: 1 for everything (status, digest); 0 for what track needs,
+ * read from an index alone: subject NULL, status queued, sent, replies
+ * and last_activity 0.  One read transaction.  0 or -1. */
+int state_tracked_list(struct state *st, int activity, struct state_tracked_list *out,
+		       struct buf *err);
+/* The report id likewise: 1 and *out filled, 0 when there is no report
+ * (of kind report) with that id, -1 on error. */
+int state_tracked_get(struct state *st, int64_t id, struct state_tracked *out, struct buf *err);
+
+/* The trees (NAME/BRANCH) reports and follow-ups were on, each once, in
+ * the order of the first mail on it: what the default watched refs are
+ * made of.  0 or -1. */
+int state_report_trees(struct state *st, struct state_names *out, struct buf *err);
+
+/* For a short run that commits little (track): state_close() leaves what
+ * the WAL holds to the next checkpoint (SQLite's own, once the WAL passes
+ * 1,000 pages, or state_set_durable()'s) rather than copying it into the
+ * database file and syncing both at the end (3 to 8 ms of a 20 ms run).
+ * Nothing committed is lost: a commit is in the WAL, synced, when it
+ * returns. */
+void state_defer_checkpoint(struct state *st);
+
+/* Creates or replaces report f->report_id's fix (f->kind closes..fixed-by;
+ * landed may be NULL for "").  0 or -1 (no such report, a limit). */
+int state_fix_set(struct state *st, const struct state_fix *f, struct buf *err);
+/* Marks the report's fix, if it has one, set aside by a #perfbot reopen.
+ * 0 or -1. */
+int state_fix_reopen(struct state *st, int64_t report_id, struct buf *err);
+/* Creates or replaces the report's possible fix p->commit.  0 or -1. */
+int state_possible_fix_set(struct state *st, int64_t report_id, const struct state_possible_fix *p,
+			   struct buf *err);
+
+/* The tip of ref examined last: 1 with tip (40 hex, NUL-terminated) set,
+ * 0 when ref was never walked, -1 on error. */
+int state_track_cursor_get(struct state *st, const char *ref, char tip[41], struct buf *err);
+/* Records tip (40 hex digits) as ref's cursor, walked at now.  0 or -1. */
+int state_track_cursor_set(struct state *st, const char *ref, const char *tip, int64_t now,
+			   struct buf *err);
+
+/* Whether a notice of the fix commit was queued for the report: 1 with
+ * *notice_id (may be NULL) set, 0 if not, -1 on error. */
+int state_notice_find(struct state *st, int64_t report_id, const char *commit, int64_t *notice_id,
+		      struct buf *err);
+/*
+ * Queues a notice: mail (kind STATE_KIND_NOTICE, its parent the report,
+ * as state_report_add() takes it) and the mark that the report's fix
+ * commit is announced, in one transaction.  0 with *id set (may be NULL);
+ * STATE_EXISTS when a notice of that commit for that report exists
+ * (nothing changed); -1 on other errors.
+ */
+int state_notice_add(struct state *st, int64_t report_id, const char *commit,
+		     const struct state_report *mail, int64_t *id, struct buf *err);
+
+/* What a digest listed about a report: the state it had then, and the
+ * fix commit for a fixed one.  Owned when returned. */
+struct state_digest_entry {
+	int64_t report_id;
+	enum state_verdict verdict;
+	char *fix_commit;	/* NULL unless fixed */
+};
+
+void state_digest_entries_free(struct state_digest_entry *v, size_t nr);
+
+/* The newest digest queued (largest id), mail included: 1 and *out
+ * filled, 0 when there is none yet, -1 on error. */
+int state_digest_last(struct state *st, struct state_report *out, struct buf *err);
+/* The reports' states as of digest digest_id, which recorded every report
+ * that was not open: *out a new array of *nr (state_digest_entries_free()).
+ * 0 or -1. */
+int state_digest_entries(struct state *st, int64_t digest_id, struct state_digest_entry **out,
+			 size_t *nr, struct buf *err);
+/* Queues a digest (mail: kind STATE_KIND_DIGEST, its parent the previous
+ * digest or 0) with the states of the reports as it lists them, in one
+ * transaction.  0 with *id set (may be NULL), STATE_EXISTS when its
+ * Message-ID exists, -1 on other errors. */
+int state_digest_add(struct state *st, const struct state_report *mail,
+		     const struct state_digest_entry *v, size_t nr, int64_t *id, struct buf *err);
 
 #endif

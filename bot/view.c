@@ -174,6 +174,18 @@ static struct value *sender_view(const struct config *cfg)
 	return v;
 }
 
+void view_add_lab(struct value *v, const struct config *cfg)
+{
+	value_object_add_string(v, "from", cfg->from);
+	value_object_add(v, "sender", sender_view(cfg));
+	value_object_add(v, "signature", cfg->signature ? value_new_string(cfg->signature)
+							: sender_view(cfg));
+	value_object_add(v, "disclaimer", cfg->disclaimer ? value_new_string(cfg->disclaimer)
+							  : value_new_bool(0));
+	value_object_add_string(v, "reported_by", cfg->reported_by);
+	value_object_add_string(v, "closes_url", cfg->closes_url);
+}
+
 static struct value *still_view(const struct report *r)
 {
 	struct value *list = value_new_array();

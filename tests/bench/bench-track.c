@@ -20,16 +20,31 @@
  *   4. checks that each walk found exactly the fixes planted, and prints
  *      the medians: commits/s of the full walk (target >= 50,000) and
  *      the incremental walk's time (target < 20 ms), each for the walk
- *      alone and with the repository opened and the index built.
+ *      alone and with the repository opened and the index built;
+ *   5. the command itself, when BENCH_PERFBOT names the binary: a state
+ *      database with the reports (and a follow-up each, whose Message-IDs
+ *      the Link: fixes name) and a configuration watching the ref; then
+ *      `perfbot track` is run as a process (start-up, configuration,
+ *      lock, state, repository, the walk and the transaction included),
+ *      BENCH_TRACK_RUNS times each from a copy of the same state: the
+ *      first run of a ref (the whole history) and, from the state that
+ *      run left, the incremental run over the 100 new commits; checked
+ *      for the findings planted, the medians printed against the same
+ *      targets.
  * Exit 1 when the findings are wrong; with BENCH_STRICT=1, 2 when a
  * target is missed.  BENCH_TRACK_KEEP=DIR keeps the repository there.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <ftw.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +52,7 @@
 #include "fixes.h"
 #include "history.h"
 #include "repo.h"
+#include "state.h"
 #include "xalloc.h"
 
 #define REF "refs/remotes/linus/master"
@@ -269,6 +285,157 @@ static int check(const char *what, const struct counts *c, const struct planted 
 	return 0;
 }
 
+/* ---- the command -------------------------------------------------------- */
+
+extern char **environ;
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	struct buf cmd = BUF_INIT;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	buf_vaddf(&cmd, fmt, ap);
+	va_end(ap);
+	r = system(cmd.data);
+	buf_release(&cmd);
+	return r;
+}
+
+/* The state `perfbot track` starts from: every report open, on the
+ * watched tree, with one follow-up.  0 or -1. */
+static int make_state(const char *dir, const struct bench_report *br, int nr)
+{
+	static char mail[] = "From: robot <lkp@intel.com>\nSubject: x\n\nbody\n";
+	struct state *st = NULL;
+	struct buf err = BUF_INIT, key = BUF_INIT;
+	int i, ret = 0;
+
+	if (state_open(dir, &st, &err) < 0 || state_begin(st, &err) < 0) {
+		fprintf(stderr, "bench-track: %s\n", err.data);
+		state_close(st);
+		return -1;
+	}
+	for (i = 0; i < nr && ret == 0; i++) {
+		struct state_report r;
+		int64_t id = 0;
+
+		memset(&r, 0, sizeof(r));
+		buf_reset(&key);
+		buf_addf(&key, "linus\n%s\ntc\nhl", br[i].head);
+		r.message_id = (char *)br[i].mid;
+		r.kind = STATE_KIND_REPORT;
+		r.thread_key = key.data;
+		r.identity = key.data;
+		r.subject = "[linus:master] [mm]  0123456789: x 3.8% regression";
+		r.from_name = "robot";
+		r.from_email = r.env_from = "lkp@intel.com";
+		r.env_rcpt = r.to_addrs = "dev@example.org";
+		r.cc_addrs = "";
+		r.mail = mail;
+		r.mail_len = sizeof(mail) - 1;
+		r.created = T0 - 60;
+		r.tree = "linus/master";
+		r.head = (char *)br[i].head;
+		ret = state_report_add(st, &r, &id, &err);
+		r.message_id = (char *)br[i].followup;
+		r.kind = STATE_KIND_FOLLOWUP;
+		r.parent_id = id;
+		r.subject = "Re: [linus:master] [mm]  0123456789: x 3.8% regression";
+		if (ret == 0)
+			ret = state_report_add(st, &r, NULL, &err);
+	}
+	if (ret || state_commit(st, &err) < 0) {
+		fprintf(stderr, "bench-track: %s\n", err.data);
+		ret = -1;
+	}
+	state_close(st);
+	buf_release(&err);
+	buf_release(&key);
+	return ret;
+}
+
+/* One `perfbot --config CONF track` from a fresh copy of the state
+ * `from` (in run/, where CONF points): *secs its wall time, from the
+ * spawn to its exit, *cpu the processor time it used (user and system:
+ * what it costs on a machine others do not share); *findings the lines it
+ * printed for findings, *examined what its summary says.  0, or -1 when
+ * it failed. */
+static int run_command(const char *perfbot, const char *dir, const char *from, double *secs,
+		       double *cpu, size_t *findings, size_t *examined)
+{
+	char conf[300], log[300], line[4096], *argv[5];
+	posix_spawn_file_actions_t fa;
+	struct rusage ru;
+	FILE *f;
+	double t0;
+	pid_t pid;
+	int status;
+
+	snprintf(conf, sizeof(conf), "%s/perfbot.conf", dir);
+	snprintf(log, sizeof(log), "%s/track.log", dir);
+	if (sh("rm -rf '%s/run' && cp -a '%s' '%s/run'", dir, from, dir))
+		return -1;
+	argv[0] = (char *)perfbot;
+	argv[1] = "--config";
+	argv[2] = conf;
+	argv[3] = "track";
+	argv[4] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	t0 = now();
+	if (posix_spawn(&pid, perfbot, &fa, NULL, argv, environ) != 0) {
+		perror(perfbot);
+		return -1;
+	}
+	if (wait4(pid, &status, 0, &ru) < 0)
+		return -1;
+	*secs = now() - t0;
+	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	posix_spawn_file_actions_destroy(&fa);
+	*findings = *examined = 0;
+	f = fopen(log, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, " walked, ");
+
+		if (!strncmp(line, "report ", 7))
+			(*findings)++;
+		if (!strncmp(line, "done: ", 6) && p)
+			*examined = (size_t)strtoull(p + 9, NULL, 10);
+	}
+	if (f)
+		fclose(f);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "bench-track: perfbot track exited %d:\n", WEXITSTATUS(status));
+		sh("tail -n 5 '%s' >&2", log);
+		return -1;
+	}
+	return 0;
+}
+
+/* The wall time of `perfbot --version`: what starting the process costs
+ * (the loader, the libraries' constructors), for comparison. */
+static double run_version(const char *perfbot)
+{
+	char *argv[] = { (char *)perfbot, "--version", NULL };
+	posix_spawn_file_actions_t fa;
+	double t0;
+	pid_t pid;
+	int status;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	t0 = now();
+	if (posix_spawn(&pid, perfbot, &fa, NULL, argv, environ) != 0 || waitpid(pid, &status, 0) < 0)
+		return 0;
+	posix_spawn_file_actions_destroy(&fa);
+	return now() - t0;
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -283,6 +450,13 @@ int main(void)
 	int nr_reports = env_int("BENCH_TRACK_REPORTS", 1000);
 	int runs = env_int("BENCH_TRACK_RUNS", 5);
 	const char *keep = getenv("BENCH_TRACK_KEEP");
+	const char *perfbot = getenv("BENCH_PERFBOT");
+	double cmd_s[MAX_RUNS], icmd_s[MAX_RUNS], cmd_full = 0, cmd_inc = 0;
+	double cpu_s[MAX_RUNS], icpu_s[MAX_RUNS], cpu_full = 0, cpu_inc = 0;
+	double ver_s[MAX_RUNS], ver = 0, load[3] = { 0, 0, 0 };
+	char path0[300], path1[300], conf_path[300];
+	size_t findings, examined;
+	FILE *conf;
 	char dir[256], marks[300], tip[41] = "";
 	struct bench_report *br;
 	struct fix_report *reports;
@@ -393,6 +567,37 @@ int main(void)
 	printf("  full walk: %zu commits examined, %zu with trailers read, %zu findings\n",
 	       res.examined, res.parsed, c.total);
 
+	/* the command, on its first run of the ref */
+	snprintf(path0, sizeof(path0), "%s/state0", dir);
+	snprintf(path1, sizeof(path1), "%s/state1", dir);
+	if (perfbot && *perfbot) {
+		snprintf(conf_path, sizeof(conf_path), "%s/perfbot.conf", dir);
+		conf = fopen(conf_path, "w");
+		if (!conf || fprintf(conf, "[perfbot]\n\tfrom = kernel test robot <lkp@intel.com>\n"
+				     "\treportedBy = %s\n\trepo = %s\n\tstate = %s/run\n"
+				     "[tree \"linus\"]\n\turl = https://example.org/linux.git\n",
+				     REPORTED_BY, dir, dir) < 0 || fclose(conf) != 0) {
+			perror(conf_path);
+			return 1;
+		}
+		if (make_state(path0, br, nr_reports))
+			return 1;
+		setenv("PERFBOT_NOW", "1800000000", 1);
+		for (i = 0; i < runs; i++) {
+			if (run_command(perfbot, dir, path0, &cmd_s[i], &cpu_s[i], &findings, &examined))
+				return 1;
+			if (findings != full.total || examined != (size_t)nr_commits) {
+				fprintf(stderr, "bench-track: perfbot track found %zu in %zu commits, not %zu in %d\n",
+					findings, examined, full.total, nr_commits);
+				return 1;
+			}
+			if (i == 0 && sh("cp -a '%s/run' '%s'", dir, path1))
+				return 1;
+		}
+		cmd_full = median(cmd_s, runs);
+		cpu_full = median(cpu_s, runs);
+	}
+
 	/* 100 more commits on top, two of them fixes of still open reports */
 	buf_reset(&s);
 	for (i = 0; i < INCREMENT; i++) {
@@ -422,6 +627,23 @@ int main(void)
 			return 1;
 	}
 
+	if (perfbot && *perfbot) {
+		for (i = 0; i < runs; i++) {
+			if (run_command(perfbot, dir, path1, &icmd_s[i], &icpu_s[i], &findings, &examined))
+				return 1;
+			if (findings != inc.total || examined != INCREMENT) {
+				fprintf(stderr, "bench-track: perfbot track (incremental) found %zu in %zu commits, "
+					"not %zu in %d\n", findings, examined, inc.total, INCREMENT);
+				return 1;
+			}
+		}
+		cmd_inc = median(icmd_s, runs);
+		cpu_inc = median(icpu_s, runs);
+		for (i = 0; i < runs; i++)
+			ver_s[i] = run_version(perfbot);
+		ver = median(ver_s, runs);
+	}
+
 	full_walk = median(walk_s, runs);
 	full_all = median(all_s, runs);
 	inc_walk = median(iwalk_s, runs);
@@ -436,6 +658,21 @@ int main(void)
 	       inc_all < 0.020 ? "met" : "MISSED");
 	if (rate < 50000 || inc_all >= 0.020)
 		fail = strict ? 2 : 0;
+	if (perfbot && *perfbot) {
+		if (getloadavg(load, 3) < 0)
+			load[0] = load[1] = load[2] = 0;
+		printf("  perfbot track, the command (start-up, state and transaction included; load average"
+		       " %.2f %.2f %.2f, perfbot --version alone %.2f ms):\n", load[0], load[1], load[2],
+		       ver * 1e3);
+		printf("  %-34s %10.0f commits/s  (%.3f s; processor time %.3f s)  target >= 50000: %s\n",
+		       "first run (whole history)", (double)nr_commits / cmd_full, cmd_full, cpu_full,
+		       (double)nr_commits / cmd_full >= 50000 ? "met" : "MISSED");
+		printf("  %-34s %10.2f ms         (processor time %.2f ms, both threads)  target < 20 ms: %s\n",
+		       "incremental run (100 commits)", cmd_inc * 1e3, cpu_inc * 1e3,
+		       cmd_inc < 0.020 ? "met" : "MISSED");
+		if ((double)nr_commits / cmd_full < 50000 || cmd_inc >= 0.020)
+			fail = strict ? 2 : 0;
+	}
 
 	if (!keep || !*keep)
 		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -15,7 +15,11 @@
 #  4. then tests/bench/send.sh (delivery over SMTP, issue 3),
 #     tests/bench/ingest.sh (mirroring a list, issue 5) and
 #     tests/bench/route.sh (MAINTAINERS routing beside get_maintainer.pl,
-#     issue 14), each printing its own summary.
+#     issue 14) and tests/bench/track.sh (perfbot track over 100,000
+#     commits with 1,000 open reports, issue 15: commits/s of a first run,
+#     >= 50,000, and the time of an incremental run of 100 commits, < 20
+#     ms, for the command itself, start-up included), each printing its
+#     own summary.
 #
 # The reports: ../shared/examples (its make-repo.sh and cases) when ../shared
 # exists next to the repository, else the project's own tests/golden cases
@@ -193,9 +197,10 @@ if [ -z "$hf" ]; then
 	echo "  perfbot render ($name): $(( (t1 - t0) / 200000 )) µs per run"
 fi
 
-# The send, ingest and routing benchmarks (issues 3, 5 and 14), each with
-# its own summary; BENCH_STRICT=1 passes on to them (exit 2: a target missed).
-for b in send ingest route; do
+# The send, ingest, routing and track benchmarks (issues 3, 5, 14 and 15),
+# each with its own summary; BENCH_STRICT=1 passes on to them (exit 2: a
+# target missed).
+for b in send ingest route track; do
 	echo
 	set +e
 	sh "$bench/$b.sh"

@@ -28,7 +28,10 @@ for f in bin/perfbot share/perfbot/templates/report.txt share/perfbot/templates/
 	 share/doc/perfbot/README.md share/doc/perfbot/perfbot.cron \
 	 share/bash-completion/completions/perfbot \
 	 lib/systemd/system/perfbot-send.service lib/systemd/system/perfbot-send.timer \
-	 lib/systemd/system/perfbot-ingest.timer lib/systemd/system/perfbot-track.timer; do
+	 lib/systemd/system/perfbot-ingest.timer lib/systemd/system/perfbot-track.timer \
+	 lib/systemd/system/perfbot-digest.service lib/systemd/system/perfbot-digest.timer \
+	 share/perfbot/templates/fixed.txt share/perfbot/templates/lkp-fixed.txt \
+	 share/perfbot/templates/digest.txt; do
 	check "installed: $f" [ -f "$p/$f" ]
 done
 for m in "$top"/man/*.[157]; do
@@ -38,6 +41,8 @@ for m in "$top"/man/*.[157]; do
 done
 grep -q "^ExecStart=$prefix/bin/perfbot send$" "$p/lib/systemd/system/perfbot-send.service"
 check_eq "the send service runs the installed binary" 0 $?
+grep -q "^ExecStart=$prefix/bin/perfbot digest$" "$p/lib/systemd/system/perfbot-digest.service"
+check_eq "the digest service runs the installed binary" 0 $?
 check "the installed binary runs" sh -c "'$p/bin/perfbot' --version >/dev/null"
 # perfbot help finds the installed pages beside the binary (MANDIR itself
 # is not there: it is under DESTDIR)

@@ -45,9 +45,14 @@ static void config_reads_every_kind_of_key(void **state)
 		"\tccTrailers = no\n"
 		"\tpaused\n"
 		"\tmaxPerHour = 7\n"
+		"\tannounceFixes = yes\n"
 		"[tree \"linux-next\"]\n"
 		"\turl = https://example.org/next.git\n"
 		"\tcc = next@example.org\n"
+		"\tref = refs/remotes/next/master\n"
+		"[digest]\n"
+		"\tto = list@example.org\n"
+		"\tto = boss@example.org, lead@example.org\n"
 		"[smtp]\n"
 		"\tencryption = ssl\n"
 		"\tport = 465\n"
@@ -73,6 +78,10 @@ static void config_reads_every_kind_of_key(void **state)
 	assert_non_null(config_tree(c, "linux-next"));
 	assert_string_equal(config_tree(c, "linux-next")->url, "https://example.org/next.git");
 	assert_int_equal(config_tree(c, "linux-next")->cc.nr, 1);
+	assert_string_equal(config_tree(c, "linux-next")->ref, "refs/remotes/next/master");
+	assert_int_equal(c->announce_fixes, 1);
+	assert_int_equal(c->digest_to.nr, 2);
+	assert_string_equal(c->digest_to.v[1], "boss@example.org, lead@example.org");
 	assert_null(config_tree(c, "linus"));
 	assert_int_equal(config_polarity(c, "vm-scalability.throughput"), 1);
 	assert_int_equal(config_polarity(c, "lmbench3.PIPE.latency.us"), -1);
@@ -133,6 +142,8 @@ static void config_defaults_render_without_a_file(void **state)
 	assert_int_equal(c->max_recipients, 20);
 	assert_int_equal(c->retry_minutes, 5);
 	assert_int_equal(c->smtp_encryption, SMTP_STARTTLS);
+	assert_int_equal(c->announce_fixes, 0);
+	assert_int_equal(c->digest_to.nr, 0);
 	config_free(c);
 }
 
@@ -172,6 +183,12 @@ static void config_refuses_what_it_cannot_use(void **state)
 		{ "[polarity]\n\tbuiltin = some\n", "polarity.builtin: 'some' is not a boolean" },
 		{ "[polarity]\n\thigher =\n", "polarity.higher: needs a value" },
 		{ "[tree \"linus\"]\n\tlink = x\n", "tree.linus.link: unknown key" },
+		{ "[tree \"linus\"]\n\tref = linus/master\n", "tree.linus.ref: 'linus/master' is not a full ref name" },
+		{ "[tree \"linus\"]\n\tref = refs/remotes/linus/../x\n", "tree.linus.ref" },
+		{ "[tree \"linus\"]\n\tref = refs/remotes/a b\n", "tree.linus.ref" },
+		{ "[perfbot]\n\tannounceFixes = often\n", "perfbot.announcefixes: 'often' is not a boolean" },
+		{ "[digest]\n\tfrom = x\n", "digest.from: unknown key" },
+		{ "[digest]\n\tto =\n", "digest.to: needs a value" },
 		{ "[perfbot \"x\"]\n\tfrom = x\n", "take no subsection" },
 		{ "[route]\n\tmaintainersFile = /etc/MAINTAINERS\n", "route.maintainersfile: '/etc/MAINTAINERS' is not a path inside" },
 		{ "[route]\n\tmaintainersFile = a/../MAINTAINERS\n", "is not a path inside" },

@@ -393,10 +393,57 @@ static void formatted_dates_read_back(void **state)
 	}
 }
 
+/* perfbot track --since: dates and ISO 8601 times (values from Python's
+ * datetime.fromisoformat), and what is refused. */
+static void iso8601_times_parse(void **state)
+{
+	static const struct { const char *s; int64_t epoch; } good[] = {
+		{ "2026-03-01", 1772323200 },
+		{ "2026-03-09T13:50:58", 1773064258 },
+		{ "2026-03-09 13:50:58", 1773064258 },
+		{ "2026-03-09T13:50:58Z", 1773064258 },
+		{ "2026-03-09t13:50:58z", 1773064258 },
+		{ "2026-03-09T13:50:58.123Z", 1773064258 },
+		{ "2026-03-09T13:50:58+08:00", 1773035458 },
+		{ "2026-03-09T13:50:58+0800", 1773035458 },
+		{ "2026-03-09T13:50:58+08", 1773035458 },
+		{ "2026-03-09T13:50-03:30", 1773076800 },
+		{ "2024-02-29T23:59:59+05:30", 1709231399 },
+	};
+	static const char *const bad[] = {
+		"", "2026-3-1", "2026-03-01x", "2026-02-30", "2026-13-01", "2026-03-01T25:00",
+		"2026-03-01T12", "2026-03-01T12:00:00+", "2026-03-01T12:00:00+25:00",
+		"2026-03-01T12:00:00 UTC", "2026-03-01T12:00:00.", "yesterday",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(good); i++) {
+		struct buf err = BUF_INIT;
+		int64_t epoch = 0;
+
+		if (date_parse_iso8601(good[i].s, &epoch, &err) < 0)
+			fail_msg("%s: %s", good[i].s, err.data);
+		if (epoch != good[i].epoch)
+			fail_msg("%s: %lld, want %lld", good[i].s, (long long)epoch, (long long)good[i].epoch);
+		buf_release(&err);
+	}
+	for (i = 0; i < N(bad); i++) {
+		struct buf err = BUF_INIT;
+		int64_t epoch = 0;
+
+		if (date_parse_iso8601(bad[i], &epoch, &err) == 0)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_non_null(strstr(err.data, "invalid date"));
+		buf_release(&err);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(local_times_parse_and_format),
+		cmocka_unit_test(iso8601_times_parse),
 		cmocka_unit_test(zones_parse),
 		cmocka_unit_test(local_dates_refused),
 		cmocka_unit_test(every_day_matches_a_naive_calendar),

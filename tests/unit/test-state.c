@@ -32,6 +32,7 @@
 
 #include "buf.h"
 #include "state.h"
+#include "schema4.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define T0 1773035458		/* 2026-03-09T05:50:58Z */
@@ -177,13 +178,6 @@ static void open_creates_a_private_wal_database(void **state)
 /* SQL that takes a version 4 database back to version 3's shape (its
  * commands table aside, which migration 4 copies whatever its shape), for
  * the migration tests to make older databases by hand. */
-/* SQL that takes the routing step (schema 5, issue 14) off a database, so
- * that the tests can make the older versions from a new one. */
-#define UNDO_ROUTING \
-	"ALTER TABLE reports DROP COLUMN maintainer_addrs; " \
-	"ALTER TABLE commands DROP COLUMN applied; ALTER TABLE commands DROP COLUMN why; " \
-	"DROP TABLE exclusions; DELETE FROM schema_version WHERE version = 5; "
-
 #define UNDO_4 \
 	"DROP VIEW known_messages; " \
 	"ALTER TABLE reports DROP COLUMN redirected_to; " \
@@ -245,8 +239,9 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	 * and all, and the flag becomes a cut-short delivery since 1970. */
 	state_close(f->st);
 	f->st = NULL;
+	schema_back_to_4(path.data);
 	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "BEGIN; " UNDO_ROUTING UNDO_4
+	assert_int_equal(sqlite3_exec(db, "BEGIN; " UNDO_4
 				      "CREATE TABLE recipients_results (report_id INTEGER NOT NULL "
 				      "REFERENCES reports(id), seq INTEGER NOT NULL, address TEXT NOT NULL, "
 				      "code INTEGER NOT NULL, reply TEXT NOT NULL, "
@@ -279,8 +274,9 @@ static void reopen_keeps_data_and_migrates_once(void **state)
 	 * version 3 with its mail intact: made here from this one by hand. */
 	state_close(f->st);
 	f->st = NULL;
+	schema_back_to_4(path.data);
 	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "BEGIN; " UNDO_ROUTING UNDO_4
+	assert_int_equal(sqlite3_exec(db, "BEGIN; " UNDO_4
 				      "ALTER TABLE reports ADD COLUMN mail BLOB; "
 				      "UPDATE reports SET mail = (SELECT mail FROM report_mails "
 				      "WHERE report_id = reports.id); DROP TABLE report_mails; "
@@ -1254,6 +1250,7 @@ static void routing_records(void **state)
 	state_close(f->st);
 	f->st = NULL;
 	buf_addf(&path, "%s/state.db", f->state);
+	schema_undo_track(path.data);
 	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "BEGIN; " UNDO_ROUTING "COMMIT",
 				      NULL, NULL, NULL), SQLITE_OK);
@@ -1305,7 +1302,9 @@ static void migrating_from_3_makes_outcomes(void **state)
 	clean = add_report(f->st, "clean@example.org", "k4");
 	state_close(f->st);
 	f->st = NULL;
-	raw_sql(f, "BEGIN; " UNDO_ROUTING UNDO_4
+	buf_addf(&path, "%s/state.db", f->state);
+	schema_back_to_4(path.data);
+	raw_sql(f, "BEGIN; " UNDO_4
 		"CREATE VIEW known_messages AS SELECT " "message_id, report_id, parent_message_id, "
 		"in_reply_to, refs, from_name, from_email, date, subject, origin, blob_oid, commit_oid, "
 		"quarantined, quarantine_reason FROM messages UNION ALL SELECT message_id, thread_id, "
@@ -1332,7 +1331,6 @@ static void migrating_from_3_makes_outcomes(void **state)
 		"UPDATE reports SET status = 'sent', sent = 100, attempts = 1, rcpt_results = "
 		"'250' || char(9) || 'author@example.org' || char(9) || 'ok' || char(10) WHERE id = 4; "
 		"COMMIT");
-	buf_addf(&path, "%s/state.db", f->state);
 	assert_int_equal(schema_rows(path.data, &max), 3);
 	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 3");
 	assert_int_equal(schema_rows(path.data, &max), STATE_SCHEMA_VERSION);
