@@ -324,7 +324,11 @@ static void check_imap(struct check *c, const struct config *cfg, int talk)
 		struct stat st;
 
 		buf_addf(&nw, "%s/new", cfg->ingest_maildir);
-		if (stat(nw.data, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (stat(cfg->ingest_maildir, &st) < 0 && errno == ENOENT) {
+			/* the MTA makes it with the first mail it delivers */
+			say("ingest.maildir: %s: not there yet (the MTA makes it with the first mail; "
+			    "until then ingest says so and exits 66)", cfg->ingest_maildir);
+		} else if (stat(nw.data, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			buf_addf(&err, "%s is not a Maildir (no new/ folder)", cfg->ingest_maildir);
 			problem(c, 0, "ingest.maildir", err.data);
 			buf_reset(&err);
