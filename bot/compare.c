@@ -267,7 +267,7 @@ void compare_format_axes(struct buf *out, const struct report_test *t)
 	}
 	for (i = 0; i < n; i++)
 		ax[i].key_len = strlen(ax[i].key);
-	qsort(ax, n, sizeof(*ax), axis_cmp);
+	xqsort(ax, n, sizeof(*ax), axis_cmp);
 	for (i = 0; i < n; i++) {
 		if (i)
 			buf_addc(out, '/');
@@ -402,7 +402,7 @@ static size_t box_cells(const struct compare_box_entry *e, char ***cells)
 	(*cells)[n++] = xstrdup(t->machine);
 	for (i = 0; i < t->nr_params; i++)
 		sorted[i] = &t->params[i];
-	qsort(sorted, t->nr_params, sizeof(*sorted), param_cmp);
+	xqsort(sorted, t->nr_params, sizeof(*sorted), param_cmp);
 	for (i = 0; i < t->nr_params; i++) {
 		buf_addf(&s, "%s=%s", sorted[i]->key, sorted[i]->value);
 		(*cells)[n++] = buf_detach(&s, NULL);

@@ -77,7 +77,7 @@ void digest_select(const struct state_tracked_list *reports, int has_prev,
 			break;
 		}
 	}
-	qsort(out->open, out->nr_open, sizeof(*out->open), open_cmp);
+	xqsort(out->open, out->nr_open, sizeof(*out->open), open_cmp);
 }
 
 void digest_release(struct digest *d)

@@ -258,9 +258,9 @@ int fix_index_new(const struct fix_report *reports, size_t nr, const char *repor
 		}
 	}
 	if (ix->nr_heads > 1)
-		qsort(ix->heads, ix->nr_heads, sizeof(*ix->heads), key_cmp);
+		xqsort(ix->heads, ix->nr_heads, sizeof(*ix->heads), key_cmp);
 	if (ix->nr_fixed_by > 1)
-		qsort(ix->fixed_by, ix->nr_fixed_by, sizeof(*ix->fixed_by), key_cmp);
+		xqsort(ix->fixed_by, ix->nr_fixed_by, sizeof(*ix->fixed_by), key_cmp);
 	*out = ix;
 	return 0;
 }
@@ -552,7 +552,7 @@ size_t fix_scan(const struct fix_index *ix, const struct fix_commit *c, struct f
 				match_add(ix, out, ix->fixed_by[i].report, FIX_FIXED_BY);
 	}
 	if (out->nr > 1)
-		qsort(out->v, out->nr, sizeof(*out->v), match_cmp);
+		xqsort(out->v, out->nr, sizeof(*out->v), match_cmp);
 	return out->nr;
 }
 

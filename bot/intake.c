@@ -343,7 +343,7 @@ static int take(struct intake *in, struct item *items, size_t n, int wait, struc
 	size_t i, j, ng;
 	int ret = 0;
 
-	qsort(items, n, sizeof(*items), item_cmp);
+	xqsort(items, n, sizeof(*items), item_cmp);
 	for (i = 0; i < n && ret == 0; i++) {
 		if (items[i].done || !items[i].report)
 			continue;

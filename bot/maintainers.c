@@ -1089,7 +1089,7 @@ static size_t path_sections(struct maintainers *m, const char *file, struct cand
 	buf_release(&lower);
 	/* per section, the last matching line decides (get_maintainer.pl
 	 * overwrites $hash{$tvi} line by line); X: drops the section */
-	qsort(c, n, sizeof(*c), cand_by_sec_tv);
+	xqsort(c, n, sizeof(*c), cand_by_sec_tv);
 	for (i = k = 0; i < n; i++) {
 		const struct sec *s = &m->secs[c[i].sec];
 		size_t x;
@@ -1102,7 +1102,7 @@ static size_t path_sections(struct maintainers *m, const char *file, struct cand
 		if (!excluded)
 			c[k++] = c[i];
 	}
-	qsort(c, k, sizeof(*c), cand_by_depth);
+	xqsort(c, k, sizeof(*c), cand_by_depth);
 	*out = c;
 	return k;
 }
@@ -2025,7 +2025,7 @@ int maintainers_match(struct maintainers *m, const char *const *files, size_t nr
 	}
 	/* sort_and_uniq() */
 	if (n)
-		qsort(all, n, sizeof(*all), str_cmp);
+		xqsort(all, n, sizeof(*all), str_cmp);
 	for (i = k = 0; i < n; i++) {
 		if (k && !strcmp(all[k - 1], all[i]))
 			free(all[i]);
@@ -2054,7 +2054,7 @@ int maintainers_match(struct maintainers *m, const char *const *files, size_t nr
 			if (text_search(m, r, &t, 0) || text_search(m, r, &t, 1))
 				ks[nk++] = r;
 		}
-		qsort(ks, nk, sizeof(*ks), kpat_order);
+		xqsort(ks, nk, sizeof(*ks), kpat_order);
 		for (i = 0; i < nk; i++)
 			add_categories(&st, ks[i]->sec, 'K', ks[i]->tv, NULL);
 	}

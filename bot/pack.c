@@ -389,7 +389,7 @@ static void index_build(const struct pack *p, const unsigned char sum[HASH_SHA1_
 
 	for (i = 0; i < p->nr; i++)
 		sorted[i] = &p->v[i];
-	qsort(sorted, p->nr, sizeof(*sorted), cmp_entry);
+	xqsort(sorted, p->nr, sizeof(*sorted), cmp_entry);
 	buf_add(idx, magic, sizeof(magic));
 	put32(idx, 2);
 	for (i = 0; i < 256; i++) {

@@ -379,7 +379,7 @@ int patch_from_commit(struct repo *r, const char *id, struct patch *out, struct 
 	}
 	out->text.limit = 0;
 	if (out->nr_files)
-		qsort(out->files, out->nr_files, sizeof(*out->files), str_cmp);
+		xqsort(out->files, out->nr_files, sizeof(*out->files), str_cmp);
 	for (i = k = 0; i < out->nr_files; i++) {
 		if (k && !strcmp(out->files[k - 1], out->files[i]))
 			free(out->files[i]);

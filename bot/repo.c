@@ -153,8 +153,7 @@ static const char *tag_for(struct repo *r, const git_oid *commit)
 
 	if (!r->tags_loaded) {
 		git_tag_foreach(r->git, collect_tag, r);
-		if (r->nr_tags)	/* qsort(NULL, 0) is undefined */
-			qsort(r->tags, r->nr_tags, sizeof(*r->tags), tag_cmp);
+		xqsort(r->tags, r->nr_tags, sizeof(*r->tags), tag_cmp);
 		r->tags_loaded = 1;
 	}
 	hi = r->nr_tags;

@@ -471,7 +471,7 @@ static int find_duplicate(struct name_ix *idx, size_t n, size_t *first, size_t *
 	size_t i;
 	int found = 0;
 
-	qsort(idx, n, sizeof(*idx), name_ix_cmp);
+	xqsort(idx, n, sizeof(*idx), name_ix_cmp);
 	for (i = 1; i < n; i++) {
 		if (strcmp(idx[i - 1].name, idx[i].name) || (i >= 2 &&
 		    !strcmp(idx[i - 2].name, idx[i].name)))

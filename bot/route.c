@@ -171,7 +171,7 @@ static void image_prune(const char *dir)
 	}
 	closedir(d);
 	if (nr > ROUTE_CACHE_KEEP) {
-		qsort(v, nr, sizeof(*v), by_age);
+		xqsort(v, nr, sizeof(*v), by_age);
 		for (i = ROUTE_CACHE_KEEP; i < nr; i++)
 			unlink(v[i].name);
 	}
@@ -292,7 +292,7 @@ static void collect_steerers(struct route_result *out, const struct maintainers_
 		out->steerers[out->nr_steerers++] = a;
 	}
 	if (out->nr_steerers)
-		qsort(out->steerers, out->nr_steerers, sizeof(*out->steerers), str_cmp);
+		xqsort(out->steerers, out->nr_steerers, sizeof(*out->steerers), str_cmp);
 	for (i = k = 0; i < out->nr_steerers; i++) {
 		if (k && !strcmp(out->steerers[k - 1], out->steerers[i]))
 			free(out->steerers[i]);

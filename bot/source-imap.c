@@ -521,8 +521,7 @@ static int imap_search_after_unguarded(struct imap *im, uint32_t last, uint32_t 
 		v[n++] = uid;
 	}
 	mailimap_search_result_free(result);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), uid_cmp);
+	xqsort(v, n, sizeof(*v), uid_cmp);
 	/* A server could repeat a UID; each is read once. */
 	if (n) {
 		size_t i, k = 1;

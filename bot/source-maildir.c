@@ -64,7 +64,7 @@ static void sort_by_arrival(struct maildir *md)
 		if (fstatat(md->new_fd, v[i].name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 			v[i].when = sb.st_mtim;
 	}
-	qsort(v, md->nr, sizeof(*v), arrival_cmp);
+	xqsort(v, md->nr, sizeof(*v), arrival_cmp);
 	for (i = 0; i < md->nr; i++)
 		md->names[i] = v[i].name;
 	free(v);

@@ -528,7 +528,7 @@ int spool_list_incoming(const char *dir, int64_t now, struct spool_names *out,
 	if (claimed && dir_sync(path.data, err) < 0)
 		goto done;
 	if (found.nr)
-		qsort(found.v, found.nr, sizeof(*found.v), cmp_names);
+		xqsort(found.v, found.nr, sizeof(*found.v), cmp_names);
 	for (i = 0; i < found.nr; i++) {
 		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
 		out->v[out->nr++] = found.v[i];
@@ -551,7 +551,7 @@ int spool_peek_incoming(const char *dir, struct spool_names *out, struct buf *er
 	spool_incoming_path(&path, dir, NULL);
 	ret = dir_each(path.data, list_one, &ctx, err) ? -1 : 0;
 	if (out->nr > first)
-		qsort(out->v + first, out->nr - first, sizeof(*out->v), cmp_names);
+		xqsort(out->v + first, out->nr - first, sizeof(*out->v), cmp_names);
 	buf_release(&path);
 	return ret;
 }

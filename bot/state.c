@@ -3051,7 +3051,7 @@ static void trees_collect(struct trees_seen *s, struct state_names *out)
 {
 	size_t i, j;
 
-	qsort(s->v, s->nr, sizeof(*s->v), tree_seen_cmp);
+	xqsort(s->v, s->nr, sizeof(*s->v), tree_seen_cmp);
 	for (i = 0; i < s->nr; i++) {
 		for (j = 0; j < out->nr; j++)
 			if (!strcmp(out->v[j], s->v[i].tree))

@@ -58,3 +58,9 @@ char *xstrdup(const char *s)
 {
 	return xmemdup(s, strlen(s));
 }
+
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}

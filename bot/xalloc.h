@@ -26,4 +26,8 @@ void *xmemdup(const void *p, size_t n);
 	} \
 } while (0)
 
+/* qsort() of an array that may be NULL when n is 0, which qsort() itself
+ * does not allow (arrays perfbot grows start NULL). */
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 #endif

@@ -112,31 +112,40 @@ static int drive(int argc, char **argv)
 	struct maintainers_selection sel;
 	char blob[41];
 	size_t i;
-	int e;
+	int e, rc = 1, have_ci = 0, have_patch = 0, have_sel = 0;
 
+	memset(&ci, 0, sizeof(ci));
+	memset(&p, 0, sizeof(p));
 	if (argc != 4) {
 		fprintf(stderr, "usage: test-maintainers [--gm | --text] REPO COMMIT\n");
 		return 64;
 	}
-	if (repo_open(argv[2], &r, &err) < 0 || repo_lookup(r, argv[3], &ci, &err) < 0 ||
-	    patch_from_commit(r, ci.id, &p, &err) < 0) {
+	if (repo_open(argv[2], &r, &err) < 0 || repo_lookup(r, argv[3], &ci, &err) < 0) {
 		fprintf(stderr, "test-maintainers: %s\n", err.data);
-		return 1;
+		goto done;
 	}
+	have_ci = 1;
+	if (patch_from_commit(r, ci.id, &p, &err) < 0) {
+		fprintf(stderr, "test-maintainers: %s\n", err.data);
+		goto done;
+	}
+	have_patch = 1;
 	if (!strcmp(argv[1], "--text")) {
 		fwrite(p.text.data, 1, p.text.len, stdout);
-		return 0;
+		rc = 0;
+		goto done;
 	}
 	e = repo_tree_file(r, ci.id, "MAINTAINERS", 0, &text, blob, &err);
 	if (e != 0 || maintainers_parse("MAINTAINERS", &text, &m, &err) < 0) {
 		fprintf(stderr, "test-maintainers: %s\n", e > 0 ? "no MAINTAINERS in the commit" : err.data);
-		return 1;
+		goto done;
 	}
 	if (maintainers_match(m, (const char *const *)p.files, p.nr_files, p.text.data, p.text.len,
 			      MAINTAINERS_ALL, &sel, &err) < 0) {
 		fprintf(stderr, "test-maintainers: %s\n", err.data);
-		return 1;
+		goto done;
 	}
+	have_sel = 1;
 	for (i = 0; i < sel.nr_entries; i++) {
 		struct buf line = BUF_INIT;
 
@@ -146,13 +155,19 @@ static int drive(int argc, char **argv)
 	}
 	if (*maintainers_notes(m))
 		fprintf(stderr, "%s", maintainers_notes(m));
-	maintainers_selection_release(&sel);
+	rc = 0;
+done:
+	if (have_sel)
+		maintainers_selection_release(&sel);
 	maintainers_free(m);
-	patch_release(&p);
-	commit_info_release(&ci);
+	if (have_patch)
+		patch_release(&p);
+	if (have_ci)
+		commit_info_release(&ci);
 	repo_free(r);
 	buf_release(&err);
-	return 0;
+	buf_release(&text);
+	return rc;
 }
 
 /* ---- the unit tests ---- */
