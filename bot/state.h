@@ -3,7 +3,8 @@
 
 /*
  * perfbot's state: the SQLite database DIR/state.db (perfbot(1), FILES) and the
- * run lock DIR/lock.  state.c is the only file that includes <sqlite3.h>.
+ * run lock DIR/lock.  state.c and its kin (state-db.h) are the only files
+ * that include <sqlite3.h>.
  *
  * What the database holds:
  *   - the outbox: every report and follow-up perfbot has rendered, with its
