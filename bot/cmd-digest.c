@@ -106,18 +106,8 @@ int cmd_digest(int argc, char **argv, const struct cmd_options *opts)
 			goto fail;
 		}
 	}
-	if (!dry_run) {
-		e = state_lock(cfg->state, STATE_LOCK_WAIT_MS, &lock, &err);
-		if (e == STATE_BUSY) {
-			fprintf(stderr, "perfbot digest: another perfbot is running (%s); nothing done\n", err.data);
-			rc = EX_TEMPFAIL;
-			goto done;
-		}
-		if (e < 0) {
-			rc = EX_CANTCREAT;
-			goto fail;
-		}
-	}
+	if (!dry_run && cmd_lock("perfbot digest", cfg, &lock, &rc))
+		goto done;
 	/* a dry run without a state looks at an empty one */
 	if ((!dry_run || state_exists(cfg->state)) && state_open(cfg->state, &st, &err) < 0) {
 		rc = EX_CANTCREAT;

@@ -171,14 +171,9 @@ static int outbox_act(const struct config *cfg, size_t a, const char *why, char 
 		rc = EX_DATAERR;
 		goto done;
 	}
-	e = state_lock(cfg->state, STATE_LOCK_WAIT_MS, &lock, &err);
-	if (e == STATE_BUSY) {
-		fprintf(stderr, "perfbot outbox: a perfbot send is running (%s); nothing done: try again\n",
-			err.data);
-		rc = EX_TEMPFAIL;
+	if (cmd_lock("perfbot outbox", cfg, &lock, &rc))
 		goto done;
-	}
-	if (e < 0 || state_open(cfg->state, &st, &err) < 0) {
+	if (state_open(cfg->state, &st, &err) < 0) {
 		fprintf(stderr, "perfbot outbox: %s\n", err.data);
 		rc = EX_CANTCREAT;
 		goto done;

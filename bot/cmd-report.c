@@ -20,6 +20,7 @@ int cmd_report(int argc, char **argv, const struct cmd_options *opts)
 	struct buf err = BUF_INIT;
 	struct config *cfg = NULL;
 	struct state *st = NULL;
+	struct state_lock *lock = NULL;
 	struct state_report r;
 	struct opt_args args;
 	const char *state_name = NULL, *why = NULL;
@@ -75,6 +76,9 @@ int cmd_report(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_DATAERR;
 		goto fail;
 	}
+	/* under send's lock, as the outbox's actions */
+	if (cmd_lock("perfbot report", cfg, &lock, &rc))
+		goto done;
 	if (state_open(cfg->state, &st, &err) < 0) {
 		rc = EX_CANTCREAT;
 		goto fail;
@@ -110,6 +114,7 @@ fail:
 done:
 	state_report_release(&r);
 	state_close(st);
+	state_unlock(lock);
 	config_free(cfg);
 	free(author);
 	opt_args_release(&args);

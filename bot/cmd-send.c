@@ -57,7 +57,7 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 	struct opt_args args;
 	char *password = NULL, **files = NULL;
 	char tmpdir[] = "/tmp/perfbot-dry-XXXXXX";
-	int dry_run = 0, flush = 0, env_open = 0, use_tmp = 0, rc = 0, nfiles = 0, e;
+	int dry_run = 0, flush = 0, env_open = 0, use_tmp = 0, rc = 0, nfiles = 0;
 	const struct opt options[] = {
 		OPT_BOOL_E('n', "dry-run", &dry_run,
 			   "print the mails it would send (an mbox) and change nothing"),
@@ -101,16 +101,8 @@ int cmd_send(int argc, char **argv, const struct cmd_options *opts)
 		}
 	}
 	if (!dry_run) {
-		e = state_lock(cfg->state, STATE_LOCK_WAIT_MS, &lock, &err);
-		if (e == STATE_BUSY) {
-			fprintf(stderr, "perfbot send: another perfbot send is running (%s); nothing done\n", err.data);
-			rc = EX_TEMPFAIL;
+		if (cmd_lock("perfbot send", cfg, &lock, &rc))
 			goto done;
-		}
-		if (e < 0) {
-			rc = EX_CANTCREAT;
-			goto fail;
-		}
 	} else if (!state_exists(cfg->state)) {
 		/* no history yet: look at an empty one rather than create it */
 		if (!mkdtemp(tmpdir)) {

@@ -38,7 +38,7 @@ int cmd_track(int argc, char **argv, const struct cmd_options *opts)
 	struct opt_args args;
 	const char *since = NULL;
 	int64_t since_epoch = 0;
-	int dry_run = 0, rc = 0, e, verbose = opts->verbose;
+	int dry_run = 0, rc = 0, verbose = opts->verbose;
 	const struct opt options[] = {
 		OPT_BOOL_E('n', "dry-run", &dry_run,
 			   "walk and say what it finds, print the notices it would queue (an mbox),\n"
@@ -76,16 +76,8 @@ int cmd_track(int argc, char **argv, const struct cmd_options *opts)
 		goto fail;
 	}
 	if (!dry_run) {
-		e = state_lock(cfg->state, STATE_LOCK_WAIT_MS, &lock, &err);
-		if (e == STATE_BUSY) {
-			fprintf(stderr, "perfbot track: another perfbot is running (%s); nothing done\n", err.data);
-			rc = EX_TEMPFAIL;
+		if (cmd_lock("perfbot track", cfg, &lock, &rc))
 			goto done;
-		}
-		if (e < 0) {
-			rc = EX_CANTCREAT;
-			goto fail;
-		}
 	} else if (!state_exists(cfg->state)) {
 		fprintf(stderr, "perfbot track: no state yet in %s: no reports to track\n", cfg->state);
 		goto done;

@@ -264,3 +264,24 @@ void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
 	}
 	buf_release(&when);
 }
+
+int cmd_lock(const char *name, const struct config *cfg, struct state_lock **lock, int *rc)
+{
+	struct buf err = BUF_INIT;
+	int e = state_lock(cfg->state, STATE_LOCK_WAIT_MS, lock, &err);
+
+	if (e == 0) {
+		buf_release(&err);
+		return 0;
+	}
+	if (e == STATE_BUSY) {
+		fprintf(stderr, "%s: another perfbot is running (%s); nothing done: it runs again at the next tick\n",
+			name, err.data);
+		*rc = EX_TEMPFAIL;
+	} else {
+		fprintf(stderr, "%s: %s\n", name, err.data);
+		*rc = EX_CANTCREAT;
+	}
+	buf_release(&err);
+	return 1;
+}

@@ -73,6 +73,15 @@ char *cmd_operator(void);
 void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
 		       const struct state_report *r);
 
+/*
+ * Takes the run lock of perfbot.state (the one send, track, digest and the
+ * operator's actions share), waiting STATE_LOCK_WAIT_MS.  0 with *lock
+ * set (state_unlock() it); 1 when the command is over, with the reason
+ * printed as "NAME: ..." and *rc set: EX_TEMPFAIL when another perfbot
+ * holds it (nothing done), EX_CANTCREAT when it cannot be taken.
+ */
+int cmd_lock(const char *name, const struct config *cfg, struct state_lock **lock, int *rc);
+
 int cmd_outbox(int argc, char **argv, const struct cmd_options *opts);
 int cmd_report(int argc, char **argv, const struct cmd_options *opts);
 

@@ -329,17 +329,7 @@ int digest_render(const struct digest_request *req, struct digest_mail *out, str
 			buf_addf(&b, "%s ", req->previous->refs);
 		buf_adds(&b, req->previous->message_id);
 		out->refs = buf_detach(&b, NULL);
-		for (const char *p = out->refs; *p;) {
-			size_t n = strcspn(p, " ");
-
-			if (n) {
-				refs = xrealloc(refs, (nr_refs + 1) * sizeof(*refs));
-				refs[nr_refs++] = xstrndup(p, n);
-			}
-			p += n;
-			while (*p == ' ')
-				p++;
-		}
+		message_refs_split(out->refs, &refs, &nr_refs);
 	}
 
 	view = digest_view_new(req, out->message_id, out->subject);

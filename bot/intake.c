@@ -7,6 +7,7 @@
 
 #include "date.h"
 #include "intake.h"
+#include "message.h"
 #include "mboxrd.h"
 #include "spool.h"
 #include "xalloc.h"
@@ -132,25 +133,6 @@ static char *steerers_text(const struct route_result *route)
 	return route->nr_steerers ? buf_detach(&b, NULL) : NULL;
 }
 
-static void split_refs(const char *refs, char ***out, size_t *nr)
-{
-	const char *p = refs;
-
-	*out = NULL;
-	*nr = 0;
-	while (p && *p) {
-		size_t n = strcspn(p, " ");
-
-		if (n) {
-			*out = xrealloc(*out, (*nr + 1) * sizeof(**out));
-			(*out)[(*nr)++] = xstrndup(p, n);
-		}
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-}
-
 /* Renders the merged report of a group and puts it into the outbox. */
 void intake_plan_release(struct intake_plan *p)
 {
@@ -186,7 +168,7 @@ int intake_plan(struct state *st, const struct report *r, const char *head,
 		return 1;
 	}
 	if (e) {
-		split_refs(p->parent.refs, &p->refs, &p->nr_refs);
+		message_refs_split(p->parent.refs, &p->refs, &p->nr_refs);
 		p->render_parent.message_id = p->parent.message_id;
 		p->render_parent.subject = p->parent.subject;
 		p->render_parent.references = (const char *const *)p->refs;

@@ -3,6 +3,7 @@
 #include "date.h"
 #include "header.h"
 #include "message.h"
+#include "xalloc.h"
 #include "banned.h"
 
 int message_check_id(const char *id, struct buf *err)
@@ -148,4 +149,23 @@ int message_build(struct buf *out, const struct message_fields *f,
 	buf_add(out, body, len);
 	buf_release(&h);
 	return 0;
+}
+
+void message_refs_split(const char *refs, char ***out, size_t *nr)
+{
+	const char *p = refs;
+
+	*out = NULL;
+	*nr = 0;
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+
+		if (n) {
+			*out = xrealloc(*out, (*nr + 1) * sizeof(**out));
+			(*out)[(*nr)++] = xstrndup(p, n);
+		}
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
 }

@@ -63,4 +63,9 @@ void message_subject(struct buf *out, const char *tree, const char *head_subject
 		     const char *head_id, const char *headline, const char *percent,
 		     const char *kind);
 
+/* The ids of a References text as perfbot stores it (ids without <>,
+ * separated by spaces) as a new array of *nr strings (free each and the
+ * array; NULL when none). */
+void message_refs_split(const char *refs, char ***out, size_t *nr);
+
 #endif

@@ -200,17 +200,7 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 		buf_addf(&b, "%s ", rep->refs);
 	buf_adds(&b, rep->message_id);
 	out->refs = buf_detach(&b, NULL);
-	for (const char *p = out->refs; *p;) {
-		size_t n = strcspn(p, " ");
-
-		if (n) {
-			refs = xrealloc(refs, (nr_refs + 1) * sizeof(*refs));
-			refs[nr_refs++] = xstrndup(p, n);
-		}
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
+	message_refs_split(out->refs, &refs, &nr_refs);
 
 	view = notice_view_new(req, out->message_id, out->subject);
 	if (render_template_kind(req->templates, cfg, "fixed", &tmpl, err) < 0 ||

@@ -244,12 +244,15 @@ check_eq "an unknown action: exit 64" 64 $?
 "$perfbot" --config "$tmp/c" outbox hold >/dev/null 2>&1
 check_eq "an action without an ID: exit 64" 64 $?
 make queued
-( flock -x 9; sleep 3 ) 9>"$tmp/s/lock" &
+( flock -x 9; sleep 6 ) 9>"$tmp/s/lock" &
 locker=$!
 sleep 0.3
 "$perfbot" --config "$tmp/c" outbox hold "$id" >/dev/null 2>"$tmp/e5"
 check_eq "outbox while a send runs: exit 75" 75 $?
 check_eq "... and nothing changed" False "$(json 'r('"$id"')["held"]')"
+"$perfbot" --config "$tmp/c" report "$id" --state invalid >/dev/null 2>"$tmp/e6"
+check_eq "report --state while a send runs: exit 75 (send's lock, as the outbox)" 75 $?
+check_eq "... and the state is still open" open "$(json 'r('"$id"')["state"]')"
 wait "$locker"
 
 # 6. perfbot report --state, recorded as the operator's, shown by status
