@@ -46,7 +46,7 @@
 /* Prepared statements are kept for the life of the connection: preparing
  * was a quarter of a delivery's time.  The SQL texts are string literals,
  * so their address names them. */
-#define STATE_STMT_CACHE 64
+#define STATE_STMT_CACHE 128	/* above the number of statement texts (about 70) */
 
 struct cached_stmt {
 	const char *sql;
