@@ -41,16 +41,7 @@ static int listed(const struct state_report *r)
 
 static const char *list_status(const struct state_report *r)
 {
-	size_t i;
-
-	if (r->mark == STATE_MARK_HELD)
-		return "held";
-	if (r->status != STATE_QUEUED)
-		return state_status_name(r->status);
-	for (i = 0; i < r->nr_rcpt; i++)
-		if (r->rcpt[i].status == STATE_RCPT_DEFERRED)
-			return "deferred";
-	return r->attempts ? "deferred" : "queued";
+	return r->mark == STATE_MARK_HELD ? "held" : cmd_queue_word(r);
 }
 
 /* "2 of 5 recipients have it; deferred: a@x (450 busy)" */

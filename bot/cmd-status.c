@@ -106,29 +106,7 @@ static const char *json_status(const struct state_report *r)
  * recipient waits) and dropped. */
 static const char *text_status(const struct state_report *r)
 {
-	size_t i;
-
-	if (r->mark != STATE_MARK_NONE)
-		return state_mark_name(r->mark);
-	if (r->status != STATE_QUEUED)
-		return state_status_name(r->status);
-	for (i = 0; i < r->nr_rcpt; i++)
-		if (r->rcpt[i].status == STATE_RCPT_DEFERRED)
-			return "deferred";
-	return r->attempts ? "deferred" : "queued";
-}
-
-static struct value *json_time(int64_t t)
-{
-	struct buf b = BUF_INIT;
-	size_t len;
-	char *s;
-
-	if (!t)
-		return value_new_null();
-	date_format_rfc3339_utc(&b, t);
-	s = buf_detach(&b, &len);
-	return value_new_string_owned(s, len);
+	return r->mark != STATE_MARK_NONE ? state_mark_name(r->mark) : cmd_queue_word(r);
 }
 
 /* One address per line -> a JSON array of them. */
@@ -211,7 +189,7 @@ static struct value *json_waiting(const struct status *s, const struct state_rep
 		return value_new_null();
 	o = value_new_object();
 	value_object_set_string(o, "reason", delivery_wait_name(w));
-	value_object_set(o, "until", json_time(until));
+	value_object_set(o, "until", cmd_json_time(until));
 	cmd_describe_wait(&text, w, until, r);
 	value_object_set_string(o, "text", text.data);
 	buf_release(&text);
@@ -235,7 +213,7 @@ static struct value *json_commands(const struct status *s, int64_t id)
 		value_object_set_string(o, "name", c->name);
 		value_object_set_string(o, "args", c->args);
 		value_object_set_string(o, "author", c->author);
-		value_object_set(o, "date", json_time(c->date));
+		value_object_set(o, "date", cmd_json_time(c->date));
 		value_object_set(o, "message_id", c->message_id ? value_new_string(c->message_id)
 							       : value_new_null());
 		value_object_set_bool(o, "applied", c->applied);
@@ -272,11 +250,11 @@ static struct value *json_report(const struct status *s, const struct state_repo
 	value_object_set_string(o, "subject", r->subject);
 	value_object_set_string(o, "status", json_status(r));
 	value_object_set(o, "attempts", value_new_integer(r->attempts));
-	value_object_set(o, "created", json_time(r->created));
-	value_object_set(o, "sent", json_time(r->sent));
+	value_object_set(o, "created", cmd_json_time(r->created));
+	value_object_set(o, "sent", cmd_json_time(r->sent));
 	value_object_set(o, "next_attempt",
 			 r->status == STATE_QUEUED && r->mark != STATE_MARK_DROPPED ?
-			 json_time(r->next_attempt) : value_new_null());
+			 cmd_json_time(r->next_attempt) : value_new_null());
 	value_object_set(o, "last_reply",
 			 r->last_reply ? value_new_string(r->last_reply) : value_new_null());
 	value_object_set(o, "to", json_lines(r->to_addrs));
@@ -287,7 +265,7 @@ static struct value *json_report(const struct status *s, const struct state_repo
 	value_object_set_string(o, "kind", state_kind_name(r->kind));
 	value_object_set(o, "parent", r->parent_id ? value_new_integer(r->parent_id)
 						    : value_new_null());
-	value_object_set(o, "last_attempt", json_time(r->last_attempt));
+	value_object_set(o, "last_attempt", cmd_json_time(r->last_attempt));
 	each_recipient(r, json_recipient, value_object_set(o, "recipients", value_new_array()));
 	value_object_set(o, "redirected_to", r->redirected_to ? value_new_string(r->redirected_to)
 							     : value_new_null());
@@ -313,7 +291,7 @@ static struct value *json_exclusions(const struct status *s)
 
 		value_object_set_string(o, "address", x->address);
 		value_object_set_string(o, "who", x->who);
-		value_object_set(o, "date", json_time(x->date));
+		value_object_set(o, "date", cmd_json_time(x->date));
 		value_object_set(o, "message_id", x->message_id ? value_new_string(x->message_id)
 							       : value_new_null());
 	}
@@ -353,7 +331,7 @@ static void status_json(const struct status *s, struct buf *out)
 		struct value *e = value_array_push(waiting, value_new_object());
 
 		value_object_set_string(e, "file", w->name);
-		value_object_set(e, "until", json_time(w->until));
+		value_object_set(e, "until", cmd_json_time(w->until));
 		value_object_set(e, "refused", w->refused ? value_new_string(w->refused)
 							  : value_new_null());
 	}

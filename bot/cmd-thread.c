@@ -167,7 +167,6 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 			     const struct state_tracked *tr)
 {
 	struct value *v = value_new_object(), *list;
-	struct buf date = BUF_INIT;
 	size_t i;
 
 	value_object_add_string(v, "root", root);
@@ -182,13 +181,7 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 		from = value_object_add(e, "from", value_new_object());
 		value_object_add_string(from, "name", m->from_name);
 		value_object_add_string(from, "email", m->from_email);
-		buf_reset(&date);
-		if (m->date) {
-			date_format_rfc3339_utc(&date, m->date);
-			value_object_add_string(e, "date", date.data);
-		} else {
-			value_object_add(e, "date", value_new_null());
-		}
+		value_object_add(e, "date", cmd_json_time(m->date));
 		value_object_add_string(e, "subject", m->subject);
 		value_object_add_bool(e, "archived", m->blob_oid != NULL);
 		json_recorded(e, m->message_id, c, trailers);
@@ -201,20 +194,13 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 		value_object_add_string(e, "name", c->v[i].name);
 		value_object_add_string(e, "args", c->v[i].args);
 		value_object_add_string(e, "author", c->v[i].author);
-		buf_reset(&date);
-		if (c->v[i].date) {
-			date_format_rfc3339_utc(&date, c->v[i].date);
-			value_object_add_string(e, "date", date.data);
-		} else {
-			value_object_add(e, "date", value_new_null());
-		}
+		value_object_add(e, "date", cmd_json_time(c->v[i].date));
 		value_object_add(e, "message_id", c->v[i].message_id ? value_new_string(c->v[i].message_id)
 								     : value_new_null());
 		value_object_add_bool(e, "applied", c->v[i].applied);
 		value_object_add(e, "why", c->v[i].why ? value_new_string(c->v[i].why) : value_new_null());
 	}
 	cmd_fix_json(v, tr);
-	buf_release(&date);
 	return v;
 }
 

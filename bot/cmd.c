@@ -146,7 +146,7 @@ void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg
 	}
 }
 
-static struct value *time_or_null(int64_t t)
+struct value *cmd_json_time(int64_t t)
 {
 	struct buf b = BUF_INIT;
 	size_t len;
@@ -157,6 +157,18 @@ static struct value *time_or_null(int64_t t)
 	date_format_rfc3339_utc(&b, t);
 	s = buf_detach(&b, &len);
 	return value_new_string_owned(s, len);
+}
+
+const char *cmd_queue_word(const struct state_report *r)
+{
+	size_t i;
+
+	if (r->status != STATE_QUEUED)
+		return state_status_name(r->status);
+	for (i = 0; i < r->nr_rcpt; i++)
+		if (r->rcpt[i].status == STATE_RCPT_DEFERRED)
+			return "deferred";
+	return r->attempts ? "deferred" : "queued";
 }
 
 void cmd_fix_json(struct value *o, const struct state_tracked *t)
@@ -172,7 +184,7 @@ void cmd_fix_json(struct value *o, const struct state_tracked *t)
 		value_object_add_string(fix, "commit", f->commit);
 		value_object_add_string(fix, "subject", f->subject);
 		value_object_add_string(fix, "ref", f->ref);
-		value_object_add(fix, "date", time_or_null(f->date));
+		value_object_add(fix, "date", cmd_json_time(f->date));
 		value_object_add_string(fix, "evidence", fix_kind_name(f->kind));
 		value_object_add_bool(fix, "in_repository", f->in_repo);
 		landed = value_object_add(fix, "landed", value_new_array());

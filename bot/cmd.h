@@ -59,6 +59,14 @@ void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg
 		   const struct state_tracked *t);
 void cmd_fix_json(struct value *o, const struct state_tracked *t);
 
+/* A time for --json: RFC 3339 in UTC, or null when t is 0 (not yet). */
+struct value *cmd_json_time(int64_t t);
+
+/* What a report's delivery is, apart from any mark of the operator's: its
+ * status, and for one still queued "deferred" when an attempt failed or a
+ * recipient waits, else "queued". */
+const char *cmd_queue_word(const struct state_report *r);
+
 /* 0 when an operator's --why TEXT is one line of printable text (status
  * prints it as one), else -1 with a message. */
 int cmd_check_reason(const char *why, struct buf *err);

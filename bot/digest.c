@@ -265,13 +265,6 @@ struct value *digest_view_new(const struct digest_request *req, const char *mess
 
 /* ---- the mail -------------------------------------------------------- */
 
-static const char *domain_of(const char *email)
-{
-	const char *at = strrchr(email, '@');
-
-	return at ? at + 1 : email;
-}
-
 int digest_render(const struct digest_request *req, struct digest_mail *out, struct buf *err)
 {
 	const struct config *cfg = req->cfg;
@@ -314,7 +307,7 @@ int digest_render(const struct digest_request *req, struct digest_mail *out, str
 	{
 		struct buf mid = BUF_INIT;
 
-		message_mint_id(&mid, b.data, hash.data, cfg->message_id_tag, domain_of(from.email));
+		message_mint_id(&mid, b.data, hash.data, cfg->message_id_tag, from.email);
 		out->message_id = buf_detach(&mid, NULL);
 	}
 	buf_reset(&b);

@@ -234,12 +234,36 @@ int history_walk(struct repo *r, const char *ref, const char *cursor, int64_t si
 	return 0;
 }
 
+/* The commit that commit (4 to 40 hex digits) names into *out: 1, 0 when
+ * there is none, -1 with a message when it is not hex or is ambiguous. */
+static int commit_by_prefix(git_repository *git, const char *commit, git_commit **out,
+			    struct buf *err)
+{
+	git_oid oid;
+	size_t n = strlen(commit);
+	int e;
+
+	*out = NULL;
+	if (!is_hex(commit, 4, GIT_OID_HEXSZ))
+		return err_set(err, "'%s' is not a commit id (4 to 40 hex digits)", commit);
+	if (git_oid_fromstrn(&oid, commit, n) < 0)
+		return gitlib_fail(err, commit);
+	e = n == GIT_OID_HEXSZ ? git_commit_lookup(out, git, &oid) :
+				 git_commit_lookup_prefix(out, git, &oid, n);
+	if (e == GIT_ENOTFOUND)
+		return 0;
+	if (e == GIT_EAMBIGUOUS)
+		return err_set(err, "commit '%s' is ambiguous: give more hex digits", commit);
+	if (e < 0)
+		return gitlib_fail(err, commit);
+	return 1;
+}
+
 int history_contains(struct repo *r, const char *ref, const char *commit, struct buf *err)
 {
 	git_repository *git = repo_git(r);
 	git_commit *c = NULL;
 	git_oid tip, oid;
-	size_t n = strlen(commit);
 	int e;
 
 	if (!is_hex(commit, 4, GIT_OID_HEXSZ))
@@ -247,16 +271,9 @@ int history_contains(struct repo *r, const char *ref, const char *commit, struct
 	e = ref_tip(git, ref, &tip, err);
 	if (e)
 		return e < 0 ? -1 : 0;
-	if (git_oid_fromstrn(&oid, commit, n) < 0)
-		return gitlib_fail(err, commit);
-	e = n == GIT_OID_HEXSZ ? git_commit_lookup(&c, git, &oid) :
-				 git_commit_lookup_prefix(&c, git, &oid, n);
-	if (e == GIT_ENOTFOUND)
-		return 0;
-	if (e == GIT_EAMBIGUOUS)
-		return err_set(err, "commit '%s' is ambiguous: give more hex digits", commit);
-	if (e < 0)
-		return gitlib_fail(err, commit);
+	e = commit_by_prefix(git, commit, &c, err);
+	if (e <= 0)
+		return e;
 	git_oid_cpy(&oid, git_commit_id(c));
 	git_commit_free(c);
 	if (!git_oid_cmp(&oid, &tip))
@@ -275,26 +292,14 @@ void history_commit_release(struct history_commit *c)
 
 int history_lookup(struct repo *r, const char *commit, struct history_commit *out, struct buf *err)
 {
-	git_repository *git = repo_git(r);
 	git_commit *c = NULL;
-	git_oid oid;
 	const char *summary;
-	size_t n = strlen(commit);
 	int e;
 
 	memset(out, 0, sizeof(*out));
-	if (!is_hex(commit, 4, GIT_OID_HEXSZ))
-		return err_set(err, "'%s' is not a commit id (4 to 40 hex digits)", commit);
-	if (git_oid_fromstrn(&oid, commit, n) < 0)
-		return gitlib_fail(err, commit);
-	e = n == GIT_OID_HEXSZ ? git_commit_lookup(&c, git, &oid) :
-				 git_commit_lookup_prefix(&c, git, &oid, n);
-	if (e == GIT_ENOTFOUND)
-		return 0;
-	if (e == GIT_EAMBIGUOUS)
-		return err_set(err, "commit '%s' is ambiguous: give more hex digits", commit);
-	if (e < 0)
-		return gitlib_fail(err, commit);
+	e = commit_by_prefix(repo_git(r), commit, &c, err);
+	if (e <= 0)
+		return e;
 	git_oid_tostr(out->id, sizeof(out->id), git_commit_id(c));
 	summary = git_commit_summary(c);
 	out->subject = xstrdup(summary ? summary : "");

@@ -24,9 +24,11 @@ int message_check_id(const char *id, struct buf *err)
 }
 
 void message_mint_id(struct buf *out, const char *stamp, const char *hash8,
-		     const char *tag, const char *domain)
+		     const char *tag, const char *from_email)
 {
-	buf_addf(out, "%s.%s-%s@%s", stamp, hash8, tag, domain);
+	const char *at = strrchr(from_email, '@');
+
+	buf_addf(out, "%s.%s-%s@%s", stamp, hash8, tag, at ? at + 1 : from_email);
 }
 
 void message_subject(struct buf *out, const char *tree, const char *head_subject,

@@ -49,9 +49,11 @@ int message_build(struct buf *out, const struct message_fields *f,
  * without <>, spaces or quotes; else -1 with a message. */
 int message_check_id(const char *id, struct buf *err);
 
-/* Appends "YYYYMMDDhhmm.HASH8-TAG@DOMAIN" (no <>). */
+/* Appends "YYYYMMDDhhmm.HASH8-TAG@DOMAIN" (no <>), DOMAIN being what
+ * follows the last '@' of the sender's address from_email (all of it when
+ * it has none). */
 void message_mint_id(struct buf *out, const char *stamp, const char *hash8,
-		     const char *tag, const char *domain);
+		     const char *tag, const char *from_email);
 
 /*
  * Appends the report's Subject:

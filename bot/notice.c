@@ -92,13 +92,6 @@ static int recipients_of(const struct state_report *rep, const char *field, cons
 	return 0;
 }
 
-static const char *domain_of(const char *email)
-{
-	const char *at = strrchr(email, '@');
-
-	return at ? at + 1 : email;
-}
-
 static struct value *fix_view(const struct config *cfg, const struct state_fix *f)
 {
 	static const char *const kinds[] = { "closes", "link", "revert", "fixes", "fixed-by" };
@@ -186,7 +179,7 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 	{
 		struct buf mid = BUF_INIT;
 
-		message_mint_id(&mid, b.data, hash.data, cfg->message_id_tag, domain_of(from.email));
+		message_mint_id(&mid, b.data, hash.data, cfg->message_id_tag, from.email);
 		out->message_id = buf_detach(&mid, NULL);
 	}
 	buf_reset(&b);

@@ -188,13 +188,6 @@ static void followup_references(struct rendered *out, const struct render_parent
 	out->references[out->nr_references++] = xstrdup(p->message_id);
 }
 
-static const char *domain_of(const char *email)
-{
-	const char *at = strrchr(email, '@');
-
-	return at ? at + 1 : email;
-}
-
 /* Everything render_report() looks up before it can build the view. */
 struct facts {
 	struct commit_info head;
@@ -400,7 +393,7 @@ int render_report(struct render_env *env, const struct render_request *req,
 		struct buf hash = BUF_INIT, mid = BUF_INIT;
 
 		repo_hash8(&hash, id.data, id.len);
-		message_mint_id(&mid, stamp.data, hash.data, cfg->message_id_tag, domain_of(from.email));
+		message_mint_id(&mid, stamp.data, hash.data, cfg->message_id_tag, from.email);
 		out->message_id = buf_detach(&mid, NULL);
 		buf_release(&hash);
 	}

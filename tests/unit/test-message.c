@@ -73,8 +73,15 @@ static void message_mint_id_format(void **state)
 	struct buf out = BUF_INIT;
 
 	(void)state;
-	message_mint_id(&out, "202603101342", "297fb270", "lkp", "intel.com");
+	message_mint_id(&out, "202603101342", "297fb270", "lkp", "lkp@intel.com");
 	assert_string_equal(out.data, "202603101342.297fb270-lkp@intel.com");
+	/* the domain follows the last '@'; an address without one is all domain */
+	buf_reset(&out);
+	message_mint_id(&out, "202603101342", "297fb270", "lkp", "\"a@b\"@lab.example.org");
+	assert_string_equal(out.data, "202603101342.297fb270-lkp@lab.example.org");
+	buf_reset(&out);
+	message_mint_id(&out, "202603101342", "297fb270", "perfbot", "localhost");
+	assert_string_equal(out.data, "202603101342.297fb270-perfbot@localhost");
 	buf_release(&out);
 }
 
