@@ -669,6 +669,10 @@ static void maildir_flags_oversized_mail(void **state)
 	make_maildir(dir);
 	write_sparse(tmp_path(1, "md3/new/2-huge"), (off_t)SOURCE_MAX_MESSAGE + 1);
 	write_sparse(tmp_path(1, "md3/new/1-limit"), (off_t)SOURCE_MAX_MESSAGE);
+	/* one instant, so they are read by name (on a busy machine the two
+	 * writes fell in different ticks and 2-huge came first) */
+	set_mtime(tmp_path(1, "md3/new/2-huge"), 1700000000);
+	set_mtime(tmp_path(1, "md3/new/1-limit"), 1700000000);
 	read_maildir(dir, 1, &got);
 	/* Exactly the limit is read; one byte more is not. */
 	assert_true(got.len == strlen("1-limit=") + SOURCE_MAX_MESSAGE + strlen("|2-huge=oversized:33554433"));
