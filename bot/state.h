@@ -76,6 +76,7 @@
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
 #define STATE_BUSY_TIMEOUT_MS 10000	/* wait for another connection's write */
+#define STATE_WAL_KEEP (32 << 20)	/* a WAL file up to this size stays at exit */
 #define STATE_LOCK_WAIT_MS 2000		/* how long state_lock() waits by default */
 
 /* Returned (> 0) by the functions that say so. */
@@ -742,12 +743,10 @@ int state_report_trees(struct state *st, struct state_names *out, struct buf *er
 
 /* For a short run that commits little (track): state_close() leaves what
  * the WAL holds to the next checkpoint (SQLite's own, once the WAL passes
- * 1,000 pages, state_set_durable()'s, or the close of the next perfbot
- * that does not defer, which also removes the file) rather than copying
- * it into the database file and syncing both at the end (3 to 8 ms of a
- * 20 ms run).  The next process reads those few pages again when it
- * opens.  Nothing committed is lost: a commit is in the WAL, synced, when
- * it returns. */
+ * 1,000 pages, or state_set_durable()'s) rather than copying it into the
+ * database file and syncing both at the end (3 to 8 ms of a 20 ms run).
+ * Nothing committed is lost: a commit is in the WAL, synced, when it
+ * returns. */
 void state_defer_checkpoint(struct state *st);
 
 /* Creates or replaces report f->report_id's fix (f->kind closes..fixed-by;
