@@ -5,7 +5,6 @@
 #include "digest.h"
 #include "message.h"
 #include "render.h"
-#include "repo.h"
 #include "view.h"
 #include "watch.h"
 #include "xalloc.h"
@@ -274,7 +273,7 @@ int digest_render(const struct digest_request *req, struct digest_mail *out, str
 	struct address from;
 	struct message_fields mf;
 	struct value *view = NULL;
-	struct buf b = BUF_INIT, body = BUF_INIT, hash = BUF_INIT, day = BUF_INIT;
+	struct buf b = BUF_INIT, body = BUF_INIT, day = BUF_INIT;
 	char **refs = NULL;
 	size_t nr_refs = 0, i;
 	int ret = -1;
@@ -303,13 +302,7 @@ int digest_render(const struct digest_request *req, struct digest_mail *out, str
 		 req->previous ? req->previous->message_id : "none");
 	out->identity = buf_detach(&b, NULL);
 	date_format_stamp(&b, req->created, cfg->timezone);
-	repo_hash8(&hash, out->identity, strlen(out->identity));
-	{
-		struct buf mid = BUF_INIT;
-
-		message_mint_id(&mid, b.data, hash.data, cfg->message_id_tag, from.email);
-		out->message_id = buf_detach(&mid, NULL);
-	}
+	out->message_id = render_mint_id(cfg, b.data, out->identity, from.email);
 	buf_reset(&b);
 
 	format_day(&day, req->created, cfg->timezone);
@@ -358,7 +351,6 @@ done:
 	value_free(view);
 	buf_release(&b);
 	buf_release(&body);
-	buf_release(&hash);
 	buf_release(&day);
 	return ret;
 }

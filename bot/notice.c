@@ -6,7 +6,6 @@
 #include "message.h"
 #include "notice.h"
 #include "render.h"
-#include "repo.h"
 #include "rfc5322.h"
 #include "view.h"
 #include "watch.h"
@@ -147,7 +146,7 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 	struct template_options topt = { 0, 0 };
 	struct address from, *to = NULL, *cc = NULL;
 	size_t nr_to = 0, nr_cc = 0, nr_refs = 0, i;
-	struct buf b = BUF_INIT, body = BUF_INIT, hash = BUF_INIT;
+	struct buf b = BUF_INIT, body = BUF_INIT;
 	char **refs = NULL;
 	struct message_fields mf;
 	struct value *view = NULL;
@@ -175,13 +174,7 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 	buf_addf(&b, "notice\n%s\n%s", rep->message_id, req->fix->commit);
 	out->thread_key = buf_detach(&b, NULL);
 	date_format_stamp(&b, req->created, cfg->timezone);
-	repo_hash8(&hash, out->identity, strlen(out->identity));
-	{
-		struct buf mid = BUF_INIT;
-
-		message_mint_id(&mid, b.data, hash.data, cfg->message_id_tag, from.email);
-		out->message_id = buf_detach(&mid, NULL);
-	}
+	out->message_id = render_mint_id(cfg, b.data, out->identity, from.email);
 	buf_reset(&b);
 	if (strncmp(rep->subject, "Re: ", 4))
 		buf_adds(&b, "Re: ");
@@ -230,7 +223,6 @@ done:
 	value_free(view);
 	buf_release(&b);
 	buf_release(&body);
-	buf_release(&hash);
 	return ret;
 }
 

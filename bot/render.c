@@ -38,6 +38,17 @@ int render_template(struct render_env *env, const struct render_request *req,
 	return template_set_get(env->templates, "followup", out, err);
 }
 
+char *render_mint_id(const struct config *cfg, const char *stamp, const char *identity,
+		     const char *from_email)
+{
+	struct buf hash = BUF_INIT, mid = BUF_INIT;
+
+	repo_hash8(&hash, identity, strlen(identity));
+	message_mint_id(&mid, stamp, hash.data, cfg->message_id_tag, from_email);
+	buf_release(&hash);
+	return buf_detach(&mid, NULL);
+}
+
 int render_template_kind(struct template_set *set, const struct config *cfg, const char *kind,
 			 const struct template **out, struct buf *err)
 {
@@ -390,12 +401,7 @@ int render_report(struct render_env *env, const struct render_request *req,
 			goto done;
 		out->message_id = xstrdup(req->message_id);
 	} else {
-		struct buf hash = BUF_INIT, mid = BUF_INIT;
-
-		repo_hash8(&hash, id.data, id.len);
-		message_mint_id(&mid, stamp.data, hash.data, cfg->message_id_tag, from.email);
-		out->message_id = buf_detach(&mid, NULL);
-		buf_release(&hash);
+		out->message_id = render_mint_id(cfg, stamp.data, id.data, from.email);
 	}
 
 	compare_format_percent(&percent, compare_metric_change(&r->tests[0].metrics[r->tests[0].headline_index]));

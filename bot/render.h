@@ -90,6 +90,16 @@ int render_template(struct render_env *env, const struct render_request *req,
 int render_template_kind(struct template_set *set, const struct config *cfg, const char *kind,
 			 const struct template **out, struct buf *err);
 
+/*
+ * A new mail's Message-ID (malloc'd, without <>): the minute it was made
+ * (stamp, date_format_stamp() in perfbot.timezone), the first 8 hex digits
+ * of the git hash of identity (what makes the mail itself: the same
+ * identity gives the same id), perfbot.messageIdTag and the domain of the
+ * sender's address from_email: "202603101342.297fb270-lkp@intel.com".
+ */
+char *render_mint_id(const struct config *cfg, const char *stamp, const char *identity,
+		     const char *from_email);
+
 /* Opens repository and template set named by cfg, and a router whose
  * cache folder is STATE/cache when perfbot.state exists.  -1 with a
  * message. */
