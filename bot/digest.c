@@ -268,12 +268,10 @@ int digest_render(const struct digest_request *req, struct digest_mail *out, str
 {
 	const struct config *cfg = req->cfg;
 	const struct digest *d = req->d;
-	const struct template *tmpl;
-	struct template_options topt = { 0, 0 };
 	struct address from;
 	struct message_fields mf;
 	struct value *view = NULL;
-	struct buf b = BUF_INIT, body = BUF_INIT, day = BUF_INIT;
+	struct buf b = BUF_INIT, day = BUF_INIT;
 	char **refs = NULL;
 	size_t nr_refs = 0, i;
 	int ret = -1;
@@ -319,10 +317,6 @@ int digest_render(const struct digest_request *req, struct digest_mail *out, str
 	}
 
 	view = digest_view_new(req, out->message_id, out->subject);
-	if (render_template_kind(req->templates, cfg, "digest", &tmpl, err) < 0 ||
-	    template_render(req->templates, tmpl, view, &topt, &body, err) < 0)
-		goto done;
-
 	memset(&mf, 0, sizeof(mf));
 	mf.from = &from;
 	mf.to = req->to;
@@ -336,7 +330,7 @@ int digest_render(const struct digest_request *req, struct digest_mail *out, str
 		mf.references = (const char *const *)refs;
 		mf.nr_references = nr_refs;
 	}
-	if (message_build(&out->mail, &mf, body.data, body.len, err) < 0)
+	if (render_kind_mail(req->templates, cfg, "digest", view, &mf, &out->mail, err) < 0)
 		goto done;
 	ret = 0;
 done:
@@ -345,12 +339,9 @@ done:
 		buf_init(&out->mail);
 	}
 	address_release(&from);
-	for (i = 0; i < nr_refs; i++)
-		free(refs[i]);
-	free(refs);
+	message_refs_free(refs, nr_refs);
 	value_free(view);
 	buf_release(&b);
-	buf_release(&body);
 	buf_release(&day);
 	return ret;
 }

@@ -136,11 +136,7 @@ static char *steerers_text(const struct route_result *route)
 /* Renders the merged report of a group and puts it into the outbox. */
 void intake_plan_release(struct intake_plan *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->nr_refs; i++)
-		free(p->refs[i]);
-	free(p->refs);
+	message_refs_free(p->refs, p->nr_refs);
 	free(p->after);
 	if (p->has_parent)
 		state_report_release(&p->parent);

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "date.h"
@@ -170,4 +171,13 @@ void message_refs_split(const char *refs, char ***out, size_t *nr)
 		while (*p == ' ')
 			p++;
 	}
+}
+
+void message_refs_free(char **refs, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free(refs[i]);
+	free(refs);
 }

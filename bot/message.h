@@ -69,5 +69,7 @@ void message_subject(struct buf *out, const char *tree, const char *head_subject
  * separated by spaces) as a new array of *nr strings (free each and the
  * array; NULL when none). */
 void message_refs_split(const char *refs, char ***out, size_t *nr);
+/* Frees what message_refs_split() made. */
+void message_refs_free(char **refs, size_t nr);
 
 #endif

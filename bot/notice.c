@@ -142,11 +142,9 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 {
 	const struct config *cfg = req->cfg;
 	const struct state_report *rep = req->report;
-	const struct template *tmpl;
-	struct template_options topt = { 0, 0 };
 	struct address from, *to = NULL, *cc = NULL;
-	size_t nr_to = 0, nr_cc = 0, nr_refs = 0, i;
-	struct buf b = BUF_INIT, body = BUF_INIT;
+	size_t nr_to = 0, nr_cc = 0, nr_refs = 0;
+	struct buf b = BUF_INIT;
 	char **refs = NULL;
 	struct message_fields mf;
 	struct value *view = NULL;
@@ -189,10 +187,6 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 	message_refs_split(out->refs, &refs, &nr_refs);
 
 	view = notice_view_new(req, out->message_id, out->subject);
-	if (render_template_kind(req->templates, cfg, "fixed", &tmpl, err) < 0 ||
-	    template_render(req->templates, tmpl, view, &topt, &body, err) < 0)
-		goto done;
-
 	memset(&mf, 0, sizeof(mf));
 	mf.from = &from;
 	mf.to = to;
@@ -206,7 +200,7 @@ int notice_render(const struct notice_request *req, struct notice *out, struct b
 	mf.in_reply_to = rep->message_id;
 	mf.references = (const char *const *)refs;
 	mf.nr_references = nr_refs;
-	if (message_build(&out->mail, &mf, body.data, body.len, err) < 0)
+	if (render_kind_mail(req->templates, cfg, "fixed", view, &mf, &out->mail, err) < 0)
 		goto done;
 	ret = 0;
 done:
@@ -217,12 +211,9 @@ done:
 	address_release(&from);
 	address_list_free(to, nr_to);
 	address_list_free(cc, nr_cc);
-	for (i = 0; i < nr_refs; i++)
-		free(refs[i]);
-	free(refs);
+	message_refs_free(refs, nr_refs);
 	value_free(view);
 	buf_release(&b);
-	buf_release(&body);
 	return ret;
 }
 

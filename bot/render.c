@@ -49,8 +49,8 @@ char *render_mint_id(const struct config *cfg, const char *stamp, const char *id
 	return buf_detach(&mid, NULL);
 }
 
-int render_template_kind(struct template_set *set, const struct config *cfg, const char *kind,
-			 const struct template **out, struct buf *err)
+static int render_template_kind(struct template_set *set, const struct config *cfg,
+				const char *kind, const struct template **out, struct buf *err)
 {
 	struct buf name = BUF_INIT;
 	int r;
@@ -61,6 +61,22 @@ int render_template_kind(struct template_set *set, const struct config *cfg, con
 	if (r < 0 || *out)
 		return r;
 	return template_set_get(set, kind, out, err);
+}
+
+int render_kind_mail(struct template_set *set, const struct config *cfg, const char *kind,
+		     const struct value *view, const struct message_fields *f, struct buf *out,
+		     struct buf *err)
+{
+	const struct template *tmpl;
+	struct template_options topt = { 0, 0 };
+	struct buf body = BUF_INIT;
+	int ret = -1;
+
+	if (render_template_kind(set, cfg, kind, &tmpl, err) == 0 &&
+	    template_render(set, tmpl, view, &topt, &body, err) == 0)
+		ret = message_build(out, f, body.data, body.len, err);
+	buf_release(&body);
+	return ret;
 }
 
 int render_env_open(struct render_env *env, const struct config *cfg, struct buf *err)

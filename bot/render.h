@@ -81,14 +81,18 @@ struct template_set *render_template_set(const struct config *cfg);
 int render_template(struct render_env *env, const struct render_request *req,
 		    const struct template **out, struct buf *err);
 
+struct message_fields;
+
 /*
- * The template of a mail that goes with reports rendered with NAME
- * (perfbot.template): NAME-KIND when the folders have one (lkp-fixed),
- * else KIND ("fixed", "digest").  -1 with a message when it is missing or
- * does not parse.
+ * A mail that goes with reports rendered with NAME (perfbot.template):
+ * the template NAME-KIND when the folders have one (lkp-fixed), else KIND
+ * ("fixed", "digest"), rendered with view as the body of a message with
+ * the fields f, appended to out.  -1 with a message when the template is
+ * missing or does not parse, or the message cannot be built.
  */
-int render_template_kind(struct template_set *set, const struct config *cfg, const char *kind,
-			 const struct template **out, struct buf *err);
+int render_kind_mail(struct template_set *set, const struct config *cfg, const char *kind,
+		     const struct value *view, const struct message_fields *f, struct buf *out,
+		     struct buf *err);
 
 /*
  * A new mail's Message-ID (malloc'd, without <>): the minute it was made
