@@ -39,11 +39,20 @@ chown nobody:nogroup "$tmp/pipe"
 cp "$top/config/demo-report.json" "$tmp/pipe/a.json"
 chown nobody:nogroup "$tmp/pipe/a.json"
 chmod 600 "$tmp/pipe/a.json"	# the pipeline's own file: perfbot could not read it as it is
+# The pipeline's user need not reach this checkout (a clone under a 0700
+# mktemp -d): it runs a copy of perfbot, which finds its templates beside
+# it as an installed one does (../share/perfbot/templates).
+mkdir -p "$tmp/bin" "$tmp/share/perfbot"
+cp "$bin" "$tmp/bin/perfbot"
+cp -R "$top/templates" "$tmp/share/perfbot/templates"
+cp "$top/config/demo-report.json" "$tmp/demo-report.json"
+chmod -R a+rX "$tmp/bin" "$tmp/share" "$tmp/demo-report.json"
+pipeline_bin=$tmp/bin/perfbot
 
 # 1. without spoolGroup: the spool is perfbot's alone
 "$bin" --config "$tmp/plain.conf" send >/dev/null 2>&1
 check_eq "without spoolGroup: the state folder is 0700" 700 "$(stat -c %a "$tmp/state")"
-as_nobody "$bin" --config "$tmp/plain.conf" queue "$tmp/pipe/a.json" >"$tmp/out" 2>"$tmp/err"
+as_nobody "$pipeline_bin" --config "$tmp/plain.conf" queue "$tmp/pipe/a.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q "Permission denied" "$tmp/err" && [ -f "$tmp/pipe/a.json" ]; then
 	ok "without spoolGroup: the pipeline's queue is refused, the file left where it was (exit $rc)"
@@ -58,7 +67,7 @@ check_eq "the state folder: group nogroup, 0710" "nogroup 710" "$(stat -c '%G %a
 check_eq "spool/incoming: setgid, group-writable" "nogroup 2770" "$(stat -c '%G %a' "$tmp/state/spool/incoming")"
 check_eq "spool/rejected: setgid, group-writable" "nogroup 2770" "$(stat -c '%G %a' "$tmp/state/spool/rejected")"
 check_eq "the database stays perfbot's alone" 600 "$(stat -c %a "$tmp/state/state.db")"
-as_nobody "$bin" --config "$tmp/shared.conf" queue "$tmp/pipe/a.json" >"$tmp/out" 2>"$tmp/err"
+as_nobody "$pipeline_bin" --config "$tmp/shared.conf" queue "$tmp/pipe/a.json" >"$tmp/out" 2>"$tmp/err"
 check_eq "the pipeline queues (exit 0)" 0 $?
 check "it says it could not read the state, and checked a new report" grep -q "is not this user's to read" "$tmp/err"
 check "the event line is on stderr, stdout is empty" sh -c "grep -q '^queued ' '$tmp/err' && [ ! -s '$tmp/out' ]"
@@ -66,7 +75,7 @@ f=$(ls "$tmp/state/spool/incoming/")
 check_eq "the queued file has the spool's group and group read" "nogroup 640" \
 	"$(stat -c '%G %a' "$tmp/state/spool/incoming/$f")"
 # a producer dropping a file itself (write .NAME, rename)
-as_nobody sh -c "umask 027; cp '$top/config/demo-report.json' '$tmp/state/spool/incoming/.b.json' &&
+as_nobody sh -c "umask 027; cp '$tmp/demo-report.json' '$tmp/state/spool/incoming/.b.json' &&
 	mv '$tmp/state/spool/incoming/.b.json' '$tmp/state/spool/incoming/b.json'"
 check_eq "a producer drops a file in (exit 0)" 0 $?
 "$bin" --config "$tmp/shared.conf" send --dry-run --flush >"$tmp/mbox" 2>"$tmp/err"
