@@ -25,6 +25,25 @@ came over the wire, dot-stuffing and CRLF included, without the final
 ".\\r\\n") and DIR/N.env (the MAIL FROM and RCPT TO command lines), N
 counting from 1; both are written before the reply to the final dot.
 
+--faults SEED turns on seeded random faults (the soak test, tests/t/soak.sh):
+with probability --fault-rate at each command (the greeting, EHLO, MAIL,
+RCPT, DATA and the message end) a 4xx, a 5xx or a dropped connection; at
+the message end also a drop before the mail is taken, a drop after it was
+taken (accepted, but the 250 never goes) and a delay before the 250;
+and, at a new connection, the listener closed for a few seconds.  Each
+connection draws from its own generator (SEED and its number), so a run
+is replayed as far as the client's timing allows.  While the file named
+by --faults-off-file exists, no fault is injected.  --accept-log FILE
+gets one JSON object a line, flushed at once:
+
+    {"ev": "accept", "conn": C, "n": N, "time": T, "message_id": ID,
+     "in_reply_to": ID, "rcpts": [ADDR...], "fault": F}
+                            the peer took message N (before its reply)
+    {"ev": "replied", "conn": C, "n": N}   the 250 for it was written
+    {"ev": "close", "conn": C, "quit": true|false, "time": T}
+                            connection C ended (with QUIT or not)
+    {"ev": "listener", "seconds": S, "time": T}  the listener was closed
+
 Scripted replies are 'CODE TEXT' strings (or 'silent' or 'drop').  Repeated --mail-reply,
 --data-reply and --end-reply options apply to the 1st, 2nd, ... MAIL
 command, DATA command and message end; '-' keeps the default for that one,
@@ -35,12 +54,16 @@ Python 3 standard library only.
 
 import argparse
 import base64
+import json
 import os
+import random
+import re
 import socket
 import socketserver
 import ssl
 import sys
 import threading
+import time
 
 
 def printable(raw):
@@ -61,6 +84,8 @@ class Peer:
         self.user, self.password = None, None
         if args.require_auth:
             self.user, _, self.password = args.require_auth.partition(":")
+        self.accept_log = open(args.accept_log, "a") if args.accept_log else None
+        self.conns = 0
         self.tls_context = None
         if args.mode in ("starttls", "ssl"):
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -74,6 +99,23 @@ class Peer:
         with self.lock:
             self.transcript.write(line + "\n")
             self.transcript.flush()
+
+    def event(self, obj):
+        """One line of the accept log (a JSON object), flushed at once."""
+        if self.accept_log is None:
+            return
+        with self.lock:
+            self.accept_log.write(json.dumps(obj, sort_keys=True) + "\n")
+            self.accept_log.flush()
+
+    def next_conn(self):
+        with self.lock:
+            self.conns += 1
+            return self.conns
+
+    def faults_on(self):
+        return (self.args.faults is not None and
+                not (self.args.faults_off_file and os.path.exists(self.args.faults_off_file)))
 
     def sni(self, sslobj, name, ctx):
         self.log("SNI: %s" % (name if name else "-"))
@@ -102,8 +144,11 @@ class Drop(Exception):
 
 
 class Session:
-    def __init__(self, peer, sock):
+    def __init__(self, peer, sock, conn=0):
         self.peer = peer
+        self.conn = conn
+        self.quit = False
+        self.rng = random.Random("%s:%d" % (peer.args.faults, conn))
         self.args = peer.args
         self.sock = sock
         self.rfile = sock.makefile("rb")
@@ -129,6 +174,24 @@ class Session:
             raise Drop()
         self.send(text)
 
+    def fault(self, where):
+        """A seeded fault for this command, or None: a reply, 'drop', or at
+        the message end also 'drop-before', 'drop-after' and 'delay'."""
+        if not self.peer.faults_on():
+            return None
+        rate = self.args.fault_rate
+        if where == "END":
+            x = self.rng.random()
+            if x >= 3 * rate:
+                return None
+            return self.rng.choice(["451 4.3.0 fault: try again later", "554 5.6.0 fault: message refused",
+                                    "drop-before", "drop-after", "delay", "delay"])
+        if self.rng.random() >= rate:
+            return None
+        return self.rng.choice(["421 4.3.2 fault: service not available", "450 4.2.1 fault: busy",
+                                "451 4.3.0 fault: local error", "550 5.7.1 fault: refused",
+                                "drop", "drop"])
+
     def readline(self):
         line = self.rfile.readline(65536)
         if not line:
@@ -145,7 +208,8 @@ class Session:
         if "GREETING" in self.args.flood_at:
             self.flood()
             return
-        self.reply(self.args.greeting)
+        greeting_fault = self.fault("GREETING")
+        self.reply(greeting_fault or self.args.greeting)
         while True:
             raw = self.readline()
             if raw is None:
@@ -164,6 +228,13 @@ class Session:
                     and self.peer.counters["message"] >= self.args.silent_after):
                 raise Silent()
             handler = getattr(self, "cmd_" + verb.lower(), None)
+            if handler is not None and verb in ("EHLO", "MAIL", "RCPT", "DATA"):
+                f = self.fault(verb)
+                if f is not None:
+                    self.reply(f)
+                    if f.startswith("421"):
+                        raise Drop()
+                    continue
             if handler is None:
                 self.reply("500 5.5.2 unknown command")
                 continue
@@ -335,12 +406,44 @@ class Session:
         self.peer.log("DATA: %d bytes" % len(data))
         if "END" in self.args.silent_at:
             raise Silent()
+        f = self.fault("END")
+        if f == "drop-before":
+            raise Drop()
+        if f is not None and f[0] in "45":
+            self.reply(f)
+            self.reset()
+            return
         n = self.peer.next_message()
         if self.args.outdir:
             self.write_message(n, bytes(data))
+        self.log_accept(n, bytes(data), f)
+        if f == "drop-after":
+            raise Drop()
+        if f == "delay":
+            time.sleep(self.rng.uniform(0.2, 1.5))
         self.reply(self.peer.next_reply("end", self.args.end_reply,
                                         "250 2.0.0 ok: queued as M%d" % n))
+        self.peer.event({"ev": "replied", "conn": self.conn, "n": n})
         self.reset()
+
+    def log_accept(self, n, data, fault):
+        """The accept log's record of message n: its Message-ID and
+        In-Reply-To (unfolded, without <>) and its envelope recipients."""
+        head = data.split(b"\r\n\r\n", 1)[0].decode("utf-8", "replace")
+        fields = {}
+        for line in re.sub(r"\r\n[ \t]+", " ", head).split("\r\n"):
+            name, sep, value = line.partition(":")
+            if sep and name.lower() not in fields:
+                fields[name.lower()] = value.strip()
+
+        def mid(v):
+            m = re.search(r"<([^>]*)>", v or "")
+            return m.group(1) if m else None
+        rcpts = [r[r.find("<") + 1:r.find(">")] for r in self.rcpts]
+        self.peer.event({"ev": "accept", "conn": self.conn, "n": n, "time": time.time(),
+                         "message_id": mid(fields.get("message-id")),
+                         "in_reply_to": mid(fields.get("in-reply-to")),
+                         "rcpts": rcpts, "fault": fault})
 
     def write_message(self, n, data):
         base = os.path.join(self.args.outdir, str(n))
@@ -361,39 +464,74 @@ class Session:
         self.reply("250 2.0.0 ok")
 
     def cmd_quit(self, line):
+        self.quit = True
         self.reply("221 2.0.0 bye")
         return "quit"
+
+
+def serve_connection(peer, sock, conn):
+    peer.log("CONNECT")
+    session = Session(peer, sock, conn)
+    try:
+        session.run()
+    except Silent:
+        # Keep the connection open and read whatever comes, until the
+        # client gives up.
+        try:
+            while session.sock.recv(65536):
+                pass
+        except OSError:
+            pass
+    except Drop:
+        try:
+            session.sock.close()
+        except OSError:
+            pass
+        peer.log("DROP")
+    except (OSError, ssl.SSLError, ValueError) as e:
+        peer.log("ERROR: %s" % e)
+    finally:
+        try:
+            session.sock.close()
+        except OSError:
+            pass
+        peer.log("CLOSE")
+        peer.event({"ev": "close", "conn": conn, "quit": session.quit, "time": time.time()})
 
 
 class Handler(socketserver.BaseRequestHandler):
     def handle(self):
         peer = self.server.peer
-        peer.log("CONNECT")
-        session = Session(peer, self.request)
-        try:
-            session.run()
-        except Silent:
-            # Keep the connection open and read whatever comes, until the
-            # client gives up.
-            try:
-                while session.sock.recv(65536):
-                    pass
-            except OSError:
-                pass
-        except Drop:
-            try:
-                session.sock.close()
-            except OSError:
-                pass
-            peer.log("DROP")
-        except (OSError, ssl.SSLError, ValueError) as e:
-            peer.log("ERROR: %s" % e)
-        finally:
-            try:
-                session.sock.close()
-            except OSError:
-                pass
-            peer.log("CLOSE")
+        serve_connection(peer, self.request, peer.next_conn())
+
+
+def listen(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", port))
+    s.listen(16)
+    return s
+
+
+def serve_faulty(peer, lsock):
+    """The accept loop of --faults: like the threading server, but it may
+    close its listener for a few seconds (a restarting server) and open it
+    again on the same port."""
+    port = lsock.getsockname()[1]
+    while True:
+        sock, _ = lsock.accept()
+        conn = peer.next_conn()
+        rng = random.Random("%s:listener:%d" % (peer.args.faults, conn))
+        if peer.faults_on() and rng.random() < peer.args.fault_rate / 2:
+            seconds = rng.uniform(1, 4)
+            peer.log("LISTENER-CLOSED: %.1f s" % seconds)
+            peer.event({"ev": "listener", "seconds": seconds, "time": time.time()})
+            sock.close()
+            lsock.close()
+            time.sleep(seconds)
+            lsock = listen(port)
+            continue
+        threading.Thread(target=serve_connection, args=(peer, sock, conn), daemon=True).start()
 
 
 class Server(socketserver.ThreadingTCPServer):
@@ -430,6 +568,14 @@ def main():
                    help="answer VERB (or GREETING: greet) with a reply that never ends")
     p.add_argument("--flood-lines", action="store_true",
                    help="the endless reply is continuation lines, not one line")
+    p.add_argument("--faults", metavar="SEED",
+                   help="seeded random faults (4xx, 5xx, drops, delays, a closed listener)")
+    p.add_argument("--fault-rate", type=float, default=0.05, metavar="P",
+                   help="the probability of a fault at each command (default 0.05)")
+    p.add_argument("--faults-off-file", metavar="FILE",
+                   help="no fault is injected while FILE exists")
+    p.add_argument("--accept-log", metavar="FILE",
+                   help="a JSON line per message taken, reply written and connection ended")
     p.add_argument("--outdir")
     p.add_argument("--transcript")
     p.add_argument("--port-file")
@@ -439,9 +585,15 @@ def main():
     if args.mode != "plain" and not (args.cert and args.key):
         p.error("--mode %s needs --cert and --key" % args.mode)
 
-    server = Server(("127.0.0.1", 0), Handler)
-    server.peer = Peer(args)
-    port = server.server_address[1]
+    peer = Peer(args)
+    if args.faults is not None:
+        server = None
+        lsock = listen(0)
+        port = lsock.getsockname()[1]
+    else:
+        server = Server(("127.0.0.1", 0), Handler)
+        server.peer = peer
+        port = server.server_address[1]
     if args.port_file:
         with open(args.port_file + ".tmp", "w") as f:
             f.write("%d\n" % port)
@@ -449,7 +601,10 @@ def main():
     sys.stdout.write("%d\n" % port)
     sys.stdout.flush()
     try:
-        server.serve_forever()
+        if server is None:
+            serve_faulty(peer, lsock)
+        else:
+            server.serve_forever()
     except KeyboardInterrupt:
         pass
 
