@@ -114,6 +114,13 @@ tests/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB) $(HDR) Makef
 check: perfbot $(UNIT_BIN) $(REPLAY_BIN)
 	@sh tests/run.sh
 
+# A long soak of the cron cycle with faults and kills (tests/t/soak.sh;
+# `make check` runs a short one): make soak SEED=N ROUNDS=N.
+SEED ?= 1
+ROUNDS ?= 300
+soak: perfbot
+	@SEED=$(SEED) ROUNDS=$(ROUNDS) sh tests/t/soak.sh
+
 # The unit tests alone (cmocka; a few seconds).
 unit: $(UNIT_BIN)
 	@sh tests/run.sh --unit
@@ -185,4 +192,4 @@ clean:
 	rm -f $(GENERATED) bot/polarity-table.h+
 	rm -rf tests/fuzz/corpus-*/.tmp
 
-.PHONY: all demo check unit bench fuzz install uninstall clean
+.PHONY: all demo check soak unit bench fuzz install uninstall clean
