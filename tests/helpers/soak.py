@@ -306,6 +306,10 @@ class Soak:
             self.expect("drain send", rc, err, (0, 65, 75))
             self.snapshot("drain-send")
             st = self.status()
+            if i == 0:
+                # faults off, nothing held, no back-off: one run sends all,
+                # chains of follow-ups included
+                self.left_after_first = [r for r in st["reports"] if r["status"] == "queued"]
             if (not any(r["status"] == "queued" for r in st["reports"]) and
                     not os.listdir(os.path.join(self.state, "spool", "incoming"))):
                 break
@@ -437,6 +441,14 @@ class Checks:
                 if x["status"] in ("pending", "deferred") and r["status"] != "dropped":
                     problems.append("%s %d: recipient %s still %s" % (r["kind"], r["id"], x["address"], x["status"]))
         self.result("nothing is left queued, pending or deferred after the drain", problems)
+
+        problems = []
+        for r in s.left_after_first:
+            w = r.get("waiting") or {}
+            problems.append("%s %d <%s> still queued after the first send of the drain (parent %s; waiting: %s %s)" % (
+                r["kind"], r["id"], r["message_id"], r.get("parent"), w.get("reason"), w.get("until") or ""))
+        self.result("the drain's first send, faults off, sends everything due (a chain of follow-ups in one run)",
+                    problems)
 
         # acceptances against the record: recorded, duplicates only after a window
         problems = []
