@@ -56,6 +56,7 @@ class Soak:
         self.runs = {"send": 0, "ingest": 0, "track": 0}
         self.crashes = []	# (round, what, rc, stderr tail)
         self.queue_refusals = []	# (round, token, topic, why)
+        self.actions = {}	# (report id, command name) -> operator actions that exited 0
         self.code0 = {}		# "kind id: reply" -> first round status --json showed it
         self.log = open(os.path.join(a.tmp, "soak.log"), "a")
         base = json.load(open(a.comparison))
@@ -201,8 +202,15 @@ class Soak:
             args = ["report", rid, "--state", "invalid", "--why", "soak: round %d" % self.round]
         else:
             return
+        self.operator(args)
+
+    def operator(self, args):
+        """An outbox action or report --state, counted when it exits 0."""
         rc, _, err = self.pb(*args)
         self.expect(" ".join(args[:2]), rc, err, (0, 65))
+        if rc == 0:
+            key = (int(args[1]), args[3]) if args[0] == "report" else (int(args[-1]), args[1])
+            self.actions[key] = self.actions.get(key, 0) + 1
 
     def step_ingest(self):
         """Replies to mails the server accepted and to mails perfbot minted
@@ -299,9 +307,9 @@ class Soak:
             self.snapshot("drain-track")
             for r in self.status()["reports"]:
                 if r.get("held"):
-                    self.pb("outbox", "release", str(r["id"]))
+                    self.operator(["outbox", "release", str(r["id"])])
                 if r["status"] == "queued" and not r.get("dropped"):
-                    self.pb("outbox", "retry", str(r["id"]))
+                    self.operator(["outbox", "retry", str(r["id"])])
             rc, _, err = self.pb("send")
             self.expect("drain send", rc, err, (0, 65, 75))
             self.snapshot("drain-send")
@@ -537,6 +545,9 @@ class Checks:
         cmds = {}
         for m, name in c.execute("SELECT message_id, name FROM commands WHERE message_id IS NOT NULL"):
             cmds.setdefault(m, []).append(name)
+        opcmds = {}
+        for rid, name in c.execute("SELECT report_id, name FROM commands WHERE message_id IS NULL"):
+            opcmds[(rid, name)] = opcmds.get((rid, name), 0) + 1
         fixes = c.execute("SELECT report_id, commit_id, evidence FROM fixes").fetchall()
         notices = c.execute("SELECT report_id, commit_id, notice_id FROM notices").fetchall()
         integrity = c.execute("PRAGMA integrity_check").fetchall()
@@ -558,6 +569,11 @@ class Checks:
                 if root and root["state"] == "open":
                     problems.append("%s: #perfbot %s, yet report %d is open" % (tag, rep["command"], root["id"]))
         self.result("every reply is kept once and its command applied once", problems)
+        problems = ["report %d: %d operator %s recorded, %d done" % (k[0], opcmds.get(k, 0), k[1], n)
+                    for k, n in sorted(s.actions.items()) if opcmds.get(k, 0) != n]
+        problems += ["report %d: operator %s recorded %d times, never done" % (k[0], k[1], n)
+                     for k, n in sorted(opcmds.items()) if k not in s.actions]
+        self.result("every operator action (outbox, report --state) is recorded once", problems)
 
         # every fix recorded once with one notice
         problems = []
