@@ -8,10 +8,10 @@ then checks the invariants against the peer's accept log and prints one
 "ok ..." or "not ok ..." line each (a failure names the seed and, where
 there is one, the round) and "N passed, M failed".
 
-Everything random comes from one generator seeded with SEED: the
-comparisons queued, the outbox actions, the replies and their commands,
-the Closes: commits, and the instants of the kills (delays after a
-command starts).  The peer draws its faults from SEED too; what differs
+Everything random comes from generators seeded with SEED (one a round,
+one a killable run): the comparisons queued, the outbox actions, the
+replies and their commands, the Closes: commits, and the instants of the
+kills (delays after a command starts).  The peer draws its faults from SEED too; what differs
 between two runs of one seed is timing (where a kill lands).
 
 Python 3 standard library only.
@@ -80,9 +80,12 @@ class Soak:
         instant.  Returns (rc, stderr); rc -9 when the kill found it at work."""
         cmd = [self.a.perfbot, "--config", self.a.config] + list(args)
         delay = None
-        if kill and self.rng.random() < self.a.kill_rate:
-            # most runs take a fraction of a second: most kills fall early
-            delay = self.rng.uniform(0.005, 0.15) if self.rng.random() < 0.6 else self.rng.uniform(0.15, 1.2)
+        # the kills draw from a generator of their own (seed, round, command),
+        # so the instants stay put when timing changes what a round does;
+        # most runs take a fraction of a second: most kills fall early
+        k = random.Random("soak:%s:%d:%s:kill" % (self.seed, self.round, kill))
+        if kill and k.random() < self.a.kill_rate:
+            delay = k.uniform(0.005, 0.15) if k.random() < 0.6 else k.uniform(0.15, 1.2)
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env())
         if delay is not None:
             try:
@@ -278,6 +281,9 @@ class Soak:
     def cycle(self):
         for self.round in range(self.a.rounds):
             self.now = T0 + self.round * ROUND_SECONDS
+            # one generator a round: a round that went otherwise (timing)
+            # does not shift the draws of the next ones
+            self.rng = random.Random("soak:%s:%d" % (self.seed, self.round))
             for name, step in (("queue", self.step_queue), ("send", self.step_send),
                                ("outbox", self.step_outbox), ("ingest", self.step_ingest),
                                ("track", self.step_track)):
