@@ -11,8 +11,9 @@ there is one, the round) and "N passed, M failed".
 Everything random comes from generators seeded with SEED (one a round,
 one a killable run): the comparisons queued, the outbox actions, the
 replies and their commands, the Closes: commits, and the instants of the
-kills (delays after a command starts).  The peer draws its faults from SEED too; what differs
-between two runs of one seed is timing (where a kill lands).
+kills (delays after a command starts).  The peer draws its faults from
+SEED too; what differs between two runs of one seed is timing (where a
+kill lands, which mail a fault meets).
 
 Python 3 standard library only.
 """
@@ -47,17 +48,17 @@ class Soak:
         self.now = T0
         self.ncomp = 0
         self.nreply = 0
-        self.comparisons = {}	# token -> {"topic", "round", "accepted", "why"}
+        self.comparisons = {}	# token -> {"topic", "round", "accepted"}
         self.topics = []	# tree names in use
-        self.replies = {}	# reply Message-ID -> {"parent", "command", "round"}
+        self.replies = {}	# reply Message-ID -> {"parent", "command", "round", "then"}
         self.closes = []	# (round, Message-ID) a Closes: commit names
-        self.snapshots = []	# (round, step, {id: (kind, thread_id, state)})
+        self.snapshots = []	# (round, step, {id: (kind, thread_id, state, status)})
         self.kills = {"send": 0, "ingest": 0, "track": 0}
         self.runs = {"send": 0, "ingest": 0, "track": 0}
         self.crashes = []	# (round, what, rc, stderr tail)
         self.queue_refusals = []	# (round, token, topic, why)
         self.actions = {}	# (report id, command name) -> operator actions that exited 0
-        self.code0 = {}		# "kind id: reply" -> first round status --json showed it
+        self.code0 = {}		# a line showing a local error as code 0 -> the round it was first seen
         self.log = open(os.path.join(a.tmp, "soak.log"), "a")
         base = json.load(open(a.comparison))
         base["tests"] = [base["tests"][0]]
@@ -77,7 +78,8 @@ class Soak:
 
     def pb(self, *args, kill=None):
         """Runs perfbot ARGS; with kill=NAME, maybe SIGKILLs it at a seeded
-        instant.  Returns (rc, stderr); rc -9 when the kill found it at work."""
+        instant.  Returns (rc, stdout, stderr); rc -9 when the kill found it
+        at work."""
         cmd = [self.a.perfbot, "--config", self.a.config] + list(args)
         delay = None
         # the kills draw from a generator of their own (seed, round, command),
