@@ -52,6 +52,7 @@ class Soak:
         self.topics = []	# tree names in use
         self.replies = {}	# reply Message-ID -> {"parent", "command", "round", "then"}
         self.closes = []	# (round, Message-ID) a Closes: commit names
+        self.round_starts = []	# (wall-clock time, round): which round a time of the peer's log fell in
         self.snapshots = []	# (round, step, {id: (kind, thread_id, state, status)})
         self.kills = {"send": 0, "ingest": 0, "track": 0}
         self.runs = {"send": 0, "ingest": 0, "track": 0}
@@ -276,6 +277,14 @@ class Soak:
         rc, _, err = self.pb("track", kill="track")
         self.expect("track", rc, err, (0,))
 
+    def round_at(self, t):
+        """'round N' for a wall-clock time of the peer's log ('the drain' after)."""
+        r = 0
+        for start, n in self.round_starts:
+            if start <= t:
+                r = n
+        return "the drain" if r >= self.a.rounds else "round %d" % r
+
     def tree_of(self, r):
         m = re.match(r"(?:Re: )?\[([^:\]]+):([^\]]+)\]", r["subject"])
         return "%s/%s" % (m.group(1), m.group(2)) if m else None
@@ -286,6 +295,7 @@ class Soak:
             # one generator a round: a round that went otherwise (timing)
             # does not shift the draws of the next ones
             self.rng = random.Random("soak:%s:%d" % (self.seed, self.round))
+            self.round_starts.append((time.time(), self.round))
             for name, step in (("queue", self.step_queue), ("send", self.step_send),
                                ("outbox", self.step_outbox), ("ingest", self.step_ingest),
                                ("track", self.step_track)):
@@ -297,6 +307,7 @@ class Soak:
         is held, retry what waits, send until nothing is due."""
         open(self.a.faults_off, "w").close()
         self.round = self.a.rounds
+        self.round_starts.append((time.time(), self.round))
         # a listener the peer closed opens again within seconds
         port = int(open(self.a.port_file).read())
         for _ in range(100):
@@ -482,14 +493,16 @@ class Checks:
             for k in range(1, len(idx)):
                 duplicates += 1
                 if idx[k - 1] not in windows:
-                    dup_problems.append("%s %d <%s> taken again for %s (acceptance %d) after acceptance %d, "
+                    dup_problems.append("%s: %s %d <%s> taken again for %s (acceptance %d) after acceptance %d, "
                                         "whose 250 arrived and was followed by more of the session" % (
-                                            r["kind"], r["id"], mid, rc, idx[k] + 1, idx[k - 1] + 1))
+                                            s.round_at(accepts[idx[k]]["time"]), r["kind"], r["id"], mid, rc,
+                                            idx[k] + 1, idx[k - 1] + 1))
             if any(i not in windows for i in idx):
                 got = [x["status"] for x in r.get("recipients") or [] if x["address"].lower() == rc]
                 if got != ["delivered"]:
-                    problems.append("%s %d <%s>: the server took it for %s (its 250 arrived), status says %s" % (
-                        r["kind"], r["id"], mid, rc, got or "no such recipient"))
+                    problems.append("%s %d <%s>: the server took it for %s in %s (its 250 arrived), status says %s" % (
+                        r["kind"], r["id"], mid, rc, s.round_at(accepts[min(i for i in idx if i not in windows)]["time"]),
+                        got or "no such recipient"))
         print("  soak: %d second acceptances of a mail for a recipient, %d windows" % (duplicates, len(windows)))
         self.result("every recipient the server accepted is recorded as delivered", problems)
         self.result("a second acceptance of a mail for a recipient only after the unavoidable window", dup_problems)
@@ -521,8 +534,8 @@ class Checks:
                 continue
             if first_accept.get(p, len(accepts)) > i:
                 pr = by_mid[p]
-                problems.append("%s %d <%s> went out (acceptance %d) before the mail it answers, %s %d <%s>%s" % (
-                    r["kind"], r["id"], e["message_id"], i + 1, pr["kind"], pr["id"], p,
+                problems.append("%s: %s %d <%s> went out (acceptance %d) before the mail it answers, %s %d <%s>%s" % (
+                    s.round_at(e["time"]), r["kind"], r["id"], e["message_id"], i + 1, pr["kind"], pr["id"], p,
                     " (taken later, acceptance %d)" % (first_accept[p] + 1) if p in first_accept else
                     " (never taken: %s)" % pr["status"]))
         self.result("a follow-up or notice is accepted only after the mail it answers was", problems)
