@@ -34,6 +34,7 @@ import time
 
 T0 = 1772000000		# 2026-02-25T06:13:20Z: round 0's clock (PERFBOT_NOW)
 ROUND_SECONDS = 600	# each round is ten minutes later
+HANG_SECONDS = 300	# a run that takes longer hangs (a failure, not a timed assertion)
 TOPICS = 12		# at most this many trees, one report (and its follow-ups) each
 
 
@@ -90,15 +91,17 @@ class Soak:
         if kill and k.random() < self.a.kill_rate:
             delay = k.uniform(0.005, 0.15) if k.random() < 0.6 else k.uniform(0.15, 1.2)
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env())
-        if delay is not None:
-            try:
-                out, err = p.communicate(timeout=delay)
-            except subprocess.TimeoutExpired:
-                p.send_signal(signal.SIGKILL)
-                out, err = p.communicate()
-        else:
+        hung = False
+        try:
+            out, err = p.communicate(timeout=delay if delay is not None else HANG_SECONDS)
+        except subprocess.TimeoutExpired:
+            hung = delay is None
+            p.send_signal(signal.SIGKILL)
             out, err = p.communicate()
         err = err.decode("utf-8", "replace")
+        if hung:
+            self.crashes.append((self.round, " ".join(args[:2]), "hung: killed after %d s" % HANG_SECONDS,
+                                 err.strip().splitlines()[-3:]))
         if kill:
             self.runs[kill] += 1
             if p.returncode == -signal.SIGKILL:
@@ -415,7 +418,7 @@ class Checks:
                   "/".join("%s %d" % (k, v) for k, v in s.runs.items())))
 
         self.result("no perfbot run crashed or failed (exit codes)",
-                    ["round %d: %s exited %d: %s" % (r, w, rc, " | ".join(t)) for r, w, rc, t in s.crashes])
+                    ["round %d: %s exited %s: %s" % (r, w, rc, " | ".join(t)) for r, w, rc, t in s.crashes])
 
         # every comparison accepted ends in one mail or is set aside with a reason
         c = s.db()
