@@ -267,6 +267,10 @@ void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
 		buf_addf(out, "skipped: report %lld, which it follows up, was dropped",
 			 (long long)r->parent_id);
 		break;
+	case DELIVERY_REPORT_CLOSED:
+		buf_addf(out, "skipped: report %lld, which it follows up, is %s (it goes if reopened)",
+			 (long long)r->thread_id, state_verdict_name(r->thread_verdict));
+		break;
 	case DELIVERY_REDIRECT:
 		buf_adds(out, "waiting until perfbot.redirectTo is unset: real recipients had it");
 		break;

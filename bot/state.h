@@ -200,6 +200,10 @@ struct state_report {
 	char *last_reply;	/* the server's last words, or NULL */
 	int64_t sent;		/* when a first recipient got it; 0 = none yet */
 	enum state_verdict verdict;
+	enum state_verdict thread_verdict;	/* the verdict of the report that
+						   started its thread (its own for a
+						   report): a follow-up of a closed
+						   report is never sent */
 	char *redirected_to;	/* perfbot.redirectTo: where its envelope went
 				   instead, recorded at its attempt; NULL = its
 				   own recipients */
