@@ -234,6 +234,14 @@ char *cmd_operator(void)
 	return buf_detach(&b, NULL);
 }
 
+void cmd_rcpt_words(struct buf *out, const struct state_rcpt *o)
+{
+	if (o->code)
+		buf_addf(out, "%d %s", o->code, o->reply ? o->reply : "");
+	else
+		buf_addf(out, "local error: %s", o->reply ? o->reply : "");
+}
+
 void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
 		       const struct state_report *r)
 {

@@ -204,9 +204,11 @@ static int attempt_mark(struct delivery *d, const struct attempt *a, struct buf 
 				       a->nr_rows, err);
 }
 
-/* The log lines of the recipients tried now that did not get it. */
+/* The log lines of the recipients tried now that did not get it: the
+ * server's "CODE text", or the local error (code 0) said as one. */
 static void say_recipients(struct delivery *d, const struct attempt *a)
 {
+	struct buf words = BUF_INIT;
 	size_t i, j;
 
 	for (i = 0; i < a->nr_rows; i++) {
@@ -217,13 +219,20 @@ static void say_recipients(struct delivery *d, const struct attempt *a)
 			tried = !strcmp(a->res.rcpt[j].address, o->address);
 		if (!tried || o->status == STATE_RCPT_DELIVERED)
 			continue;
-		if (o->status == STATE_RCPT_DEFERRED)
-			event_log_say(&d->log, "  recipient %s deferred: %d %s; next attempt in %lld minutes",
-			    o->address, o->code, o->reply, (long long)((a->next - d->now) / 60));
+		buf_reset(&words);
+		if (!o->code)
+			buf_addf(&words, "local error: %s", o->reply);
+		else if (*o->reply || o->status == STATE_RCPT_DEFERRED)
+			buf_addf(&words, "%d %s", o->code, o->reply);
 		else
-			event_log_say(&d->log, "  recipient %s refused: %d %s", o->address, o->code,
-			    *o->reply ? o->reply : "(not tried)");
+			buf_addf(&words, "%d (not tried)", o->code);
+		if (o->status == STATE_RCPT_DEFERRED)
+			event_log_say(&d->log, "  recipient %s deferred: %s; next attempt in %lld minutes",
+			    o->address, words.data, (long long)((a->next - d->now) / 60));
+		else
+			event_log_say(&d->log, "  recipient %s refused: %s", o->address, words.data);
 	}
+	buf_release(&words);
 }
 
 /* Once marked: counts and logs the outcome, files a mail delivered for
