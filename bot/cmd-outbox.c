@@ -64,9 +64,8 @@ static void list_recipients(struct buf *out, const struct state_report *r)
 		if (o->status == STATE_RCPT_DELIVERED)
 			continue;
 		buf_addf(out, "          %-9s %s: ", state_rcpt_status_name(o->status), o->address);
-		if (o->code)
-			buf_addf(out, "%d ", o->code);
-		buf_addf(out, "%s\n", o->reply);
+		cmd_rcpt_words(out, o);
+		buf_addc(out, '\n');
 	}
 }
 

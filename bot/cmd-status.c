@@ -125,15 +125,6 @@ static struct value *json_lines(const char *text)
 	return a;
 }
 
-/* "CODE text", or the text alone when no code came. */
-static void rcpt_reply(struct buf *out, const struct state_rcpt *o)
-{
-	if (o->code)
-		buf_addf(out, "%d %s", o->code, o->reply ? o->reply : "");
-	else
-		buf_adds(out, o->reply ? o->reply : "");
-}
-
 /* Calls fn for each envelope recipient of r (the staging address alone
  * when it was redirected) with its outcome, or NULL while it has none. */
 static void each_recipient(const struct state_report *r,
@@ -168,13 +159,18 @@ static void json_recipient(void *ctx, const char *address, size_t len, const str
 
 	value_object_set(e, "address", value_new_stringn(address, len));
 	value_object_set_string(e, "status", o ? state_rcpt_status_name(o->status) : "pending");
-	if (o) {
-		rcpt_reply(&reply, o);
+	/* a server's reply has its code; a local error (code 0) is no reply */
+	if (o && o->code) {
+		buf_addf(&reply, "%d %s", o->code, o->reply ? o->reply : "");
 		s = buf_detach(&reply, &n);
+		value_object_set(e, "code", value_new_integer(o->code));
 		value_object_set(e, "reply", value_new_string_owned(s, n));
 	} else {
+		value_object_set(e, "code", value_new_null());
 		value_object_set(e, "reply", value_new_null());
 	}
+	value_object_set(e, "local_error", o && !o->code ? value_new_string(o->reply ? o->reply : "")
+							 : value_new_null());
 }
 
 
@@ -354,7 +350,7 @@ static void text_recipient(void *ctx, const char *address, size_t len, const str
 	if (!o || o->status == STATE_RCPT_DELIVERED)
 		return;
 	buf_addf(out, INDENT "%-9s %.*s: ", state_rcpt_status_name(o->status), (int)len, address);
-	rcpt_reply(out, o);
+	cmd_rcpt_words(out, o);
 	buf_addc(out, '\n');
 }
 

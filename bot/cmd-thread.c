@@ -89,8 +89,9 @@ static void print_overview(const struct thread_entry *t, size_t n, const struct 
 			buf_adds(&line, "  ");
 		if (t[i].depth)
 			buf_adds(&line, "` ");
-		buf_addf(&line, "%s  %s%s\n", *m->from_name ? m->from_name : m->from_email,
-			 m->subject, m->quarantined ? "  [quarantined]" : "");
+		buf_addf(&line, "%s  %s%s%s\n", *m->from_name ? m->from_name : m->from_email,
+			 m->subject, m->quarantined ? "  [quarantined]" : "",
+			 m->unsent ? "  [not sent yet]" : "");
 		/* the report's fix facts under the report (issue 15) */
 		if (!t[i].depth && tr)
 			cmd_fix_lines(&line, "                   ", cfg, tr);
@@ -184,6 +185,7 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 		value_object_add(e, "date", cmd_json_time(m->date));
 		value_object_add_string(e, "subject", m->subject);
 		value_object_add_bool(e, "archived", m->blob_oid != NULL);
+		value_object_add_bool(e, "unsent", m->unsent);
 		json_recorded(e, m->message_id, c, trailers);
 	}
 	list = value_object_add(v, "commands", value_new_array());

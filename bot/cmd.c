@@ -234,6 +234,14 @@ char *cmd_operator(void)
 	return buf_detach(&b, NULL);
 }
 
+void cmd_rcpt_words(struct buf *out, const struct state_rcpt *o)
+{
+	if (o->code)
+		buf_addf(out, "%d %s", o->code, o->reply ? o->reply : "");
+	else
+		buf_addf(out, "local error: %s", o->reply ? o->reply : "");
+}
+
 void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
 		       const struct state_report *r)
 {
@@ -266,6 +274,10 @@ void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
 	case DELIVERY_PARENT_DROPPED:
 		buf_addf(out, "skipped: report %lld, which it follows up, was dropped",
 			 (long long)r->parent_id);
+		break;
+	case DELIVERY_REPORT_CLOSED:
+		buf_addf(out, "skipped: report %lld, which it follows up, is %s (it goes if reopened)",
+			 (long long)r->thread_id, state_verdict_name(r->thread_verdict));
 		break;
 	case DELIVERY_REDIRECT:
 		buf_adds(out, "waiting until perfbot.redirectTo is unset: real recipients had it");

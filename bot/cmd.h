@@ -67,6 +67,11 @@ struct value *cmd_json_time(int64_t t);
  * recipient waits, else "queued". */
 const char *cmd_queue_word(const struct state_report *r);
 
+/* Appends what decided a recipient's outcome o, for people: the server's
+ * "CODE text", or "local error: TEXT" when no reply came (the connection
+ * lost, a timeout: code 0), never a code 0. */
+void cmd_rcpt_words(struct buf *out, const struct state_rcpt *o);
+
 /* 0 when an operator's --why TEXT is one line of printable text (status
  * prints it as one), else -1 with a message. */
 int cmd_check_reason(const char *why, struct buf *err);

@@ -204,9 +204,11 @@ static int attempt_mark(struct delivery *d, const struct attempt *a, struct buf 
 				       a->nr_rows, err);
 }
 
-/* The log lines of the recipients tried now that did not get it. */
+/* The log lines of the recipients tried now that did not get it: the
+ * server's "CODE text", or the local error (code 0) said as one. */
 static void say_recipients(struct delivery *d, const struct attempt *a)
 {
+	struct buf words = BUF_INIT;
 	size_t i, j;
 
 	for (i = 0; i < a->nr_rows; i++) {
@@ -217,13 +219,20 @@ static void say_recipients(struct delivery *d, const struct attempt *a)
 			tried = !strcmp(a->res.rcpt[j].address, o->address);
 		if (!tried || o->status == STATE_RCPT_DELIVERED)
 			continue;
-		if (o->status == STATE_RCPT_DEFERRED)
-			event_log_say(&d->log, "  recipient %s deferred: %d %s; next attempt in %lld minutes",
-			    o->address, o->code, o->reply, (long long)((a->next - d->now) / 60));
+		buf_reset(&words);
+		if (!o->code)
+			buf_addf(&words, "local error: %s", o->reply);
+		else if (*o->reply || o->status == STATE_RCPT_DEFERRED)
+			buf_addf(&words, "%d %s", o->code, o->reply);
 		else
-			event_log_say(&d->log, "  recipient %s refused: %d %s", o->address, o->code,
-			    *o->reply ? o->reply : "(not tried)");
+			buf_addf(&words, "%d (not tried)", o->code);
+		if (o->status == STATE_RCPT_DEFERRED)
+			event_log_say(&d->log, "  recipient %s deferred: %s; next attempt in %lld minutes",
+			    o->address, words.data, (long long)((a->next - d->now) / 60));
+		else
+			event_log_say(&d->log, "  recipient %s refused: %s", o->address, words.data);
 	}
+	buf_release(&words);
 }
 
 /* Once marked: counts and logs the outcome, files a mail delivered for
@@ -420,6 +429,8 @@ enum delivery_wait delivery_waiting(const struct config *cfg, const struct state
 		return DELIVERY_HELD;
 	if (r->parent_id && r->parent_mark == STATE_MARK_DROPPED)
 		return DELIVERY_PARENT_DROPPED;
+	if (r->kind == STATE_KIND_FOLLOWUP && r->thread_verdict != STATE_VERDICT_OPEN)
+		return DELIVERY_REPORT_CLOSED;
 	if (r->parent_id && r->parent_status != STATE_SENT && r->parent_status != STATE_FAILED)
 		return DELIVERY_PARENT;
 	if (r->status == STATE_QUEUED && r->next_attempt > now) {
@@ -443,6 +454,7 @@ const char *delivery_wait_name(enum delivery_wait w)
 		[DELIVERY_DUE] = "due", [DELIVERY_HELD] = "held", [DELIVERY_PAUSED] = "paused",
 		[DELIVERY_BACKOFF] = "back-off", [DELIVERY_MAX_PER_HOUR] = "max-per-hour",
 		[DELIVERY_PARENT] = "parent", [DELIVERY_PARENT_DROPPED] = "parent-dropped",
+		[DELIVERY_REPORT_CLOSED] = "report-closed",
 		[DELIVERY_REDIRECT] = "redirect", [DELIVERY_NOT_QUEUED] = "not-queued",
 	};
 
@@ -475,13 +487,13 @@ static void skipped_say(struct delivery *d, const struct skipped *k, const char 
 
 /*
  * The due mails that can go, in *todo (pointers into due), and one line
- * for each kind of those that cannot: held, follow-ups of a dropped
- * report, and mails that real recipients had while perfbot.redirectTo is
- * set (what is left of them goes once it is unset).
+ * for each kind of those that cannot: held, follow-ups of a dropped or
+ * closed report, and mails that real recipients had while
+ * perfbot.redirectTo is set (what is left of them goes once it is unset).
  */
 static size_t sort_due(struct delivery *d, struct state_reports *due, struct state_report ***todo)
 {
-	struct skipped held = { 0 }, orphans = { 0 }, real = { 0 };
+	struct skipped held = { 0 }, orphans = { 0 }, closed = { 0 }, real = { 0 };
 	size_t i, n = 0;
 	int64_t until;
 
@@ -494,6 +506,7 @@ static size_t sort_due(struct delivery *d, struct state_reports *due, struct sta
 		switch (delivery_waiting(d->cfg, r, d->now, 0, &until)) {
 		case DELIVERY_HELD: k = &held; break;
 		case DELIVERY_PARENT_DROPPED: k = &orphans; break;
+		case DELIVERY_REPORT_CLOSED: k = &closed; break;
 		case DELIVERY_REDIRECT: k = &real; break;
 		default: break;
 		}
@@ -507,10 +520,13 @@ static size_t sort_due(struct delivery *d, struct state_reports *due, struct sta
 	skipped_say(d, &held, "held by the operator", "`perfbot outbox release ID` lets one go");
 	skipped_say(d, &orphans, "follow-ups of a dropped report",
 		    "`perfbot outbox drop ID --why TEXT` drops one too");
+	skipped_say(d, &closed, "follow-ups of a closed report",
+		    "they go if the report is reopened; `perfbot outbox drop ID --why TEXT` drops one");
 	skipped_say(d, &real, "perfbot.redirectTo is set and their real recipients had them",
 		    "the rest of them go once it is unset");
 	free(held.ids);
 	free(orphans.ids);
+	free(closed.ids);
 	free(real.ids);
 	return n;
 }

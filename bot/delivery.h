@@ -43,7 +43,9 @@
  *
  * Nothing is sent while perfbot.paused, at most perfbot.maxPerHour an
  * hour (the rest waits), nothing the operator held, and no follow-up of
- * a dropped report; each kind skipped is said in one line.
+ * a dropped report or of a closed one (its report is invalid, fixed or
+ * duplicate: it goes if the report is reopened); each kind skipped is
+ * said in one line.
  *
  * perfbot.redirectTo: the envelope of a mail nobody got yet goes to that
  * address alone (headers unchanged), and the mail records it
@@ -98,6 +100,7 @@ enum delivery_wait {
 	DELIVERY_MAX_PER_HOUR,	/* perfbot.maxPerHour is used up, until *until */
 	DELIVERY_PARENT,	/* a follow-up: its report has not gone yet */
 	DELIVERY_PARENT_DROPPED,	/* a follow-up of a dropped report */
+	DELIVERY_REPORT_CLOSED,	/* a follow-up of a report that is not open */
 	DELIVERY_REDIRECT,	/* real recipients had it and perfbot.redirectTo is set */
 	DELIVERY_NOT_QUEUED,	/* sent, failed or dropped: not waiting at all */
 };
@@ -112,7 +115,7 @@ enum delivery_wait delivery_waiting(const struct config *cfg, const struct state
 				    int64_t now, int64_t sent_last_hour, int64_t *until);
 
 /* "due", "held", "paused", "back-off", "max-per-hour", "parent",
- * "parent-dropped", "redirect", "not-queued" */
+ * "parent-dropped", "report-closed", "redirect", "not-queued" */
 const char *delivery_wait_name(enum delivery_wait w);
 
 #endif

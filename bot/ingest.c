@@ -307,11 +307,12 @@ static int is_own(const struct ingest *in, const struct mail *m)
 }
 
 /* Files a known message again when a killed run left it out of the
- * archive. */
+ * archive.  A copy of perfbot's own mail that is not recorded as sent
+ * (a list sent it back first) is not: delivery files its own bytes. */
 static int refile(struct ingest *in, const struct state_message *known, const char *raw,
 		  size_t len, struct buf *err)
 {
-	if (known->blob_oid || store_pending(in->store, known->message_id) ||
+	if (known->blob_oid || known->unsent || store_pending(in->store, known->message_id) ||
 	    archive_check(raw, len, NULL) < 0)
 		return 0;	/* filed, about to be, or never to be */
 	return store_add(in->store, known->message_id, raw, len, err);

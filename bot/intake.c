@@ -144,6 +144,25 @@ void intake_plan_release(struct intake_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Why a comparison of the thread of parent, whose report is closed, gets
+ * no follow-up: 1, or -1 on a database error. */
+static int plan_closed(struct state *st, const struct state_report *parent, struct buf *why,
+		       struct buf *err)
+{
+	struct state_report root;
+	int64_t id = parent->thread_id ? parent->thread_id : parent->id;
+	int e = id == parent->id ? 0 : state_report_get(st, id, &root, err);
+
+	if (e < 0)
+		return -1;
+	buf_addf(why, "report <%s> was closed as %s (a #perfbot command, a fix, or perfbot report): "
+		 "no follow-up is sent", e ? root.message_id : parent->message_id,
+		 state_verdict_name(parent->thread_verdict));
+	if (e)
+		state_report_release(&root);
+	return 1;
+}
+
 int intake_plan(struct state *st, const struct report *r, const char *head,
 		struct intake_plan *p, struct buf *why, struct buf *err)
 {
@@ -158,11 +177,10 @@ int intake_plan(struct state *st, const struct report *r, const char *head,
 	if (e < 0)
 		return -1;
 	p->has_parent = e;
-	if (e && p->parent.verdict != STATE_VERDICT_OPEN) {
-		buf_addf(why, "report <%s> was closed as %s (a #perfbot command, or perfbot report): no follow-up is sent",
-			 p->parent.message_id, state_verdict_name(p->parent.verdict));
-		return 1;
-	}
+	/* the thread's state is its report's, whichever mail of it the
+	 * follow-up would answer */
+	if (e && p->parent.thread_verdict != STATE_VERDICT_OPEN)
+		return plan_closed(st, &p->parent, why, err);
 	if (e) {
 		message_refs_split(p->parent.refs, &p->refs, &p->nr_refs);
 		p->render_parent.message_id = p->parent.message_id;

@@ -16,8 +16,11 @@
  *     testcase and headline) matches a report already queued or sent
  *     becomes a follow-up in that report's thread, never a second report;
  *     when the report was closed (a maintainer's #perfbot invalid, fixed,
- *     duplicate, or perfbot report --state) nothing is sent and the files
- *     are set aside with why.
+ *     duplicate, a fix perfbot track found, or perfbot report --state)
+ *     nothing is sent and the files are set aside with why.  The thread's
+ *     report decides, whichever of its mails the follow-up would answer
+ *     (the newest); delivery holds back a follow-up queued before the
+ *     report was closed the same way (delivery_waiting()).
  *     A report that went to perfbot.redirectTo (staging), was dropped
  *     before anyone got it, or failed is no parent: the comparison is a
  *     new report, whose Message-ID also hashes the earlier one's

@@ -89,6 +89,7 @@ static void message_from_row(sqlite3_stmt *s, struct state_message *m)
 	m->date = sdb_col_int(s, 7);
 	m->subject = sdb_col_str(s, 8);
 	m->ingested = origin && !strcmp((const char *)origin, "ingested");
+	m->unsent = origin && !strcmp((const char *)origin, "outbox");
 	m->blob_oid = sdb_col_str(s, 10);
 	m->commit_oid = sdb_col_str(s, 11);
 	m->quarantined = sdb_col_int(s, 12) != 0;

@@ -19,7 +19,7 @@
 static int report_from_row(struct state *st, sqlite3_stmt *s, int with_mail,
 			   struct state_report *out, struct buf *err)
 {
-	int kind, status, verdict, mark, parent_status, parent_mark;
+	int kind, status, verdict, mark, parent_status, parent_mark, thread_verdict;
 
 	memset(out, 0, sizeof(*out));
 	out->id = sdb_col_int(s, 0);
@@ -56,8 +56,11 @@ static int report_from_row(struct state *st, sqlite3_stmt *s, int with_mail,
 			sdb_name_index(sdb_status_names, N(sdb_status_names), (const char *)sqlite3_column_text(s, 29));
 	parent_mark = sqlite3_column_type(s, 30) == SQLITE_NULL ? STATE_MARK_NONE :
 		      sdb_name_index(sdb_mark_names, N(sdb_mark_names), (const char *)sqlite3_column_text(s, 30));
+	/* NULL: no thread (a digest's is its own) */
+	thread_verdict = sqlite3_column_type(s, 31) == SQLITE_NULL ? verdict :
+			 sdb_name_index(sdb_verdict_names, N(sdb_verdict_names), (const char *)sqlite3_column_text(s, 31));
 	if (kind < 0 || status < 0 || verdict < 0 || mark < 0 || parent_status < 0 || parent_mark < 0 ||
-	    sdb_rcpt_decode((const char *)sqlite3_column_text(s, 27), &out->rcpt, &out->nr_rcpt) < 0) {
+	    thread_verdict < 0 || sdb_rcpt_decode((const char *)sqlite3_column_text(s, 27), &out->rcpt, &out->nr_rcpt) < 0) {
 		state_report_release(out);
 		return err_set(err, "%s: report row has an unknown kind, status, state, mark or "
 			       "recipient outcome", st->path);
@@ -65,6 +68,7 @@ static int report_from_row(struct state *st, sqlite3_stmt *s, int with_mail,
 	out->kind = (enum state_kind)kind;
 	out->status = (enum state_status)status;
 	out->verdict = (enum state_verdict)verdict;
+	out->thread_verdict = (enum state_verdict)thread_verdict;
 	out->mark = (enum state_mark)mark;
 	out->parent_status = (enum state_status)parent_status;
 	out->parent_mark = (enum state_mark)parent_mark;

@@ -277,7 +277,7 @@ static const char *const tracked_sql[] = {
 	"AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
 	"SELECT r.id, r.message_id, r.subject, r.tree, r.head, r.status, r.state, r.created, r.sent, "
 	"(SELECT COUNT(*) FROM messages m WHERE m.report_id = r.id AND m.origin = 'ingested'), "
-	"(SELECT MAX(k.date) FROM known_messages k WHERE k.report_id = r.id) "
+	"(SELECT MAX(k.date) FROM known_messages k WHERE k.report_id = r.id AND k.origin <> 'outbox') "
 	"FROM reports r WHERE r.kind = 'report' AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
 };
 

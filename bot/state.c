@@ -371,6 +371,23 @@ static const char *const migrations[] = {
 	"  fix_commit TEXT,"
 	"  PRIMARY KEY (digest_id, report_id)"
 	") WITHOUT ROWID;",
+	/* 7: every mail perfbot minted and stored is known for threading, not
+	 * only those a server was recorded as taking: its recipients may have
+	 * it (a run killed after the server's 250, a connection cut after the
+	 * DATA) and answer before perfbot records it sent, and a reply to it
+	 * must not be lost.  known_messages shows a queued, held, deferred,
+	 * failed or dropped mail with origin 'outbox' (one redirected stays
+	 * unknown: its real recipients never had it).  One step on its own
+	 * (renumber freely). */
+	"DROP VIEW known_messages;"
+	"CREATE VIEW known_messages AS"
+	"  SELECT " MESSAGE_COLUMNS " FROM messages"
+	"  UNION ALL"
+	"  SELECT message_id, thread_id, in_reply_to, in_reply_to, refs, from_name, from_email,"
+	"    created, subject, CASE WHEN sent IS NULL THEN 'outbox' ELSE 'sent' END,"
+	"    NULL, NULL, 0, NULL FROM reports r"
+	"    WHERE redirected_to IS NULL AND NOT EXISTS"
+	"      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);",
 };
 
 struct state;
@@ -378,7 +395,7 @@ static int migrate_4(struct state *st, struct buf *err);
 
 /* What a migration does beyond its SQL, in its transaction; NULL = nothing. */
 static int (*const migration_code[])(struct state *st, struct buf *err) = {
-	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track,
+	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL,
 };
 
 _Static_assert(N(migrations) == STATE_SCHEMA_VERSION && N(migration_code) == STATE_SCHEMA_VERSION,

@@ -71,7 +71,7 @@
 #include "buf.h"
 #include "fixes.h"
 
-#define STATE_SCHEMA_VERSION 6		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 7		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -200,6 +200,10 @@ struct state_report {
 	char *last_reply;	/* the server's last words, or NULL */
 	int64_t sent;		/* when a first recipient got it; 0 = none yet */
 	enum state_verdict verdict;
+	enum state_verdict thread_verdict;	/* the verdict of the report that
+						   started its thread (its own for a
+						   report): a follow-up of a closed
+						   report is never sent */
 	char *redirected_to;	/* perfbot.redirectTo: where its envelope went
 				   instead, recorded at its attempt; NULL = its
 				   own recipients */
@@ -242,7 +246,12 @@ struct state_message {
 	char *from_email;
 	int64_t date;		/* 0 = unknown */
 	char *subject;
-	int ingested;		/* 1: origin 'ingested'; 0: 'sent' by perfbot */
+	int ingested;		/* 1: origin 'ingested'; 0: perfbot's own */
+	int unsent;		/* perfbot's own that no server was recorded as
+				   taking yet (queued, held, deferred, failed,
+				   dropped; origin 'outbox'): known, and a reply
+				   to it is kept, but delivery, not ingest,
+				   archives it once it is sent */
 	char *blob_oid;		/* in the archive; NULL until archived */
 	char *commit_oid;
 	int quarantined;	/* archived as-is because it would not parse */
@@ -494,9 +503,11 @@ int state_report_set_verdict_by(struct state *st, int64_t id, enum state_verdict
 int state_message_add(struct state *st, const struct state_message *m, int *is_new,
 		      struct buf *err);
 /*
- * The known messages are those recorded and every report sent: a sent
- * report's row in messages is written with its archive batch
- * (state_message_set_archived()), and until then it is read from reports.
+ * The known messages are those recorded and every mail of the outbox
+ * perfbot minted, sent or not (all but those redirected by
+ * perfbot.redirectTo): a sent mail's row in messages is written with its
+ * archive batch (state_message_set_archived()), and until then it is read
+ * from reports (unsent while no server was recorded as taking it).
  * 1 and *out filled (release it), 0 when unknown, -1 on error.
  */
 int state_message_find(struct state *st, const char *message_id, struct state_message *out,

@@ -94,6 +94,8 @@ check_eq "450 for one: the deferred one's reply" "450 4.2.1 mailbox busy" \
 	"$(json '[x["reply"] for x in r["recipients"] if x["status"] == "deferred"][0]')"
 check_eq "450 for one: a delivered one's reply is the server's queue id" "250 2.0.0 ok: queued as M1" \
 	"$(json 'r["recipients"][0]["reply"]')"
+check_eq "450 for one: the codes, 250 and 450, and no local error" "[(250, None), (450, None)]" \
+	"$(json '[(x["code"], x["local_error"]) for x in r["recipients"] if x["address"] in ("jose@example.org", "'$busy'")]')"
 check_eq "450 for one: next_attempt after the back-off" "2026-02-25T06:18:20Z" "$(json 'r["next_attempt"]')"
 check_eq "450 for one: sent is when the first recipient got it" "2026-02-25T06:13:20Z" "$(json 'r["sent"]')"
 check_eq "450 for one: waiting says back-off" "back-off 2026-02-25T06:18:20Z" "$(json 'r["waiting"]["reason"] + " " + r["waiting"]["until"]')"
@@ -151,8 +153,20 @@ check_eq "a drop after a RCPT: exit 75" 75 $?
 check_eq "a drop after a RCPT: no message went" 0 "$(messages)"
 check_eq "a drop after a RCPT: every recipient deferred" "deferred deferred deferred deferred" \
 	"$(json '" ".join(x["status"] for x in r["recipients"])')"
-check "a drop after a RCPT: the reply says the connection was lost" \
-	test -n "$(json '[x for x in r["recipients"] if "connection lost at RCPT TO" in x["reply"]] or ""')"
+check_eq "a drop after a RCPT: a local error, not an SMTP code: code and reply null" \
+	"None None None None" "$(json '" ".join(str(x["code"] or x["reply"]) for x in r["recipients"])')"
+check_eq "a drop after a RCPT: local_error says the connection was lost" \
+	"127.0.0.1:$peer_port: connection lost at RCPT TO" \
+	"$(json '" ".join(sorted(set(x["local_error"] for x in r["recipients"])))')"
+check "a drop after a RCPT: the log says a local error, not code 0" \
+	grep -q "^  recipient jose@example.org deferred: local error: 127.0.0.1:$peer_port: connection lost at RCPT TO; next" "$tmp/log3"
+check "a drop after a RCPT: ... and no line has code 0" sh -c "! grep -q 'deferred: 0 ' '$tmp/log3'"
+"$perfbot" --config "$tmp/c" status >"$tmp/st3"
+check "a drop after a RCPT: human status says a local error" \
+	grep -q "deferred  jose@example.org: local error: 127.0.0.1:$peer_port: connection lost at RCPT TO$" "$tmp/st3"
+"$perfbot" --config "$tmp/c" outbox >"$tmp/ob3"
+check "a drop after a RCPT: the outbox listing says a local error" \
+	grep -q "deferred  jose@example.org: local error: 127.0.0.1:$peer_port: connection lost at RCPT TO$" "$tmp/ob3"
 check_eq "a drop after a RCPT: nothing archived" 0 "$(git --git-dir="$tmp/s3/archive/git/0.git" rev-list --count master 2>/dev/null || echo 0)"
 peer_stop
 peer

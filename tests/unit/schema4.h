@@ -4,7 +4,9 @@
  * buf.h; static functions.
  *
  * The migrations are tested from databases of older versions, made by
- * hand from one of this version.  schema_undo_track() undoes schema 6
+ * hand from one of this version.  schema_undo_known() undoes schema 7 (the
+ * known messages include the outbox's mails not sent yet): the view of
+ * version 6 made again.  schema_undo_track() undoes it and schema 6
  * (issue 15): its tables and index dropped, reports rebuilt with version
  * 5's constraints and columns, its indexes and the views made again;
  * schema_back_to_4() then undoes schema 5 (routing, issue 14) too.
@@ -36,6 +38,27 @@ static void exec_or_fail(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, msg ? msg : "?");
 }
 
+/* Makes the database at path what schema version 6 left: known_messages
+ * shows perfbot's own mails only once sent. */
+static void schema_undo_known(const char *path)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_or_fail(db, "BEGIN; DROP VIEW known_messages; "
+		     "CREATE VIEW known_messages AS"
+		     "  SELECT message_id, report_id, parent_message_id, in_reply_to, refs, from_name,"
+		     "    from_email, date, subject, origin, blob_oid, commit_oid, quarantined,"
+		     "    quarantine_reason FROM messages"
+		     "  UNION ALL"
+		     "  SELECT message_id, thread_id, in_reply_to, in_reply_to, refs, from_name, from_email,"
+		     "    created, subject, 'sent', NULL, NULL, 0, NULL FROM reports r"
+		     "    WHERE sent IS NOT NULL AND redirected_to IS NULL AND NOT EXISTS"
+		     "      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);"
+		     "DELETE FROM schema_version WHERE version = 7; COMMIT");
+	sqlite3_close(db);
+}
+
 /* SQL that takes the routing step (schema 5, issue 14) off a database of
  * version 5. */
 #define UNDO_ROUTING \
@@ -57,6 +80,7 @@ static void schema_undo_track(const char *path)
 	sqlite3 *db;
 	sqlite3_stmt *s;
 
+	schema_undo_known(path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_or_fail(db, "PRAGMA foreign_keys = OFF; BEGIN; DROP TABLE fixes; DROP TABLE possible_fixes; "
 		     "DROP TABLE track_cursors; DROP TABLE notices; DROP TABLE digest_entries; "
