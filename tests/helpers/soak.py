@@ -35,7 +35,7 @@ import time
 T0 = 1772000000		# 2026-02-25T06:13:20Z: round 0's clock (PERFBOT_NOW)
 ROUND_SECONDS = 600	# each round is ten minutes later
 HANG_SECONDS = 300	# a run that takes longer hangs (a failure, not a timed assertion)
-TOPICS = 12		# at most this many trees, one report (and its follow-ups) each
+TOPICS = 100		# at most this many trees, one report (and its follow-ups) each
 
 
 class Soak:
@@ -160,10 +160,20 @@ class Soak:
         return token, path
 
     def step_queue(self):
+        closed = set()
+        for r in self.status()["reports"]:
+            if r["kind"] == "report" and r["state"] != "open":
+                closed.add(self.tree_of(r))
         for _ in range(self.rng.choice([0, 1, 2, 3])):
-            if not self.topics or (len(self.topics) < TOPICS and self.rng.random() < 0.4):
+            # mostly follow-ups of open reports, some new reports, and some
+            # comparisons of closed ones (queue or send must refuse them)
+            open_topics = sorted(set(self.topics) - closed)
+            x = self.rng.random()
+            if not self.topics or (len(self.topics) < TOPICS and (x < 0.3 or not open_topics)):
                 tree = "lab%d/master" % len(self.topics)
                 self.topics.append(tree)
+            elif open_topics and x < 0.85:
+                tree = self.rng.choice(open_topics)
             else:
                 tree = self.rng.choice(self.topics)
             # one comparison of a tree a round: two would coalesce
