@@ -337,7 +337,9 @@ class Soak:
             rc, _, err = self.pb("track")
             self.expect("drain track", rc, err, (0,))
             self.snapshot("drain-track")
+            before = {}
             for r in self.status()["reports"]:
+                before[r["id"]] = r["status"]
                 if r.get("held"):
                     self.operator(["outbox", "release", str(r["id"])])
                 if r["status"] == "queued" and not r.get("dropped"):
@@ -349,7 +351,8 @@ class Soak:
             if i == 0:
                 # faults off, nothing held, no back-off: one run sends all,
                 # chains of follow-ups included
-                self.left_after_first = [r for r in st["reports"] if r["status"] == "queued"]
+                self.left_after_first = [dict(r, parent_before=before.get(r.get("parent")))
+                                         for r in st["reports"] if r["status"] == "queued"]
             if (not any(r["status"] == "queued" for r in st["reports"]) and
                     not os.listdir(os.path.join(self.state, "spool", "incoming"))):
                 break
@@ -506,8 +509,12 @@ class Checks:
             if set_aside(by_id, r):
                 continue
             w = r.get("waiting") or {}
-            problems.append("%s %d <%s> still queued after the first send of the drain (parent %s; waiting: %s %s)" % (
-                r["kind"], r["id"], r["message_id"], r.get("parent"), w.get("reason"), w.get("until") or ""))
+            pr = by_id.get(r.get("parent"), {})
+            problems.append("%s %d <%s> still queued after the first send of the drain (waiting: %s%s; "
+                            "it answers %s %s: %s before that send, %s after it)" % (
+                                r["kind"], r["id"], r["message_id"], w.get("reason"),
+                                " until " + w["until"] if w.get("until") else "", pr.get("kind", "mail"),
+                                r.get("parent"), r.get("parent_before"), pr.get("status")))
         self.result("the drain's first send, faults off, sends everything due (a chain of follow-ups in one run)",
                     problems)
 
