@@ -40,8 +40,9 @@
 	"r.last_attempt, r.last_reply, r.sent, r.state, r.redirected_to, r.mark, r.mark_why, " \
 	"r.rcpt_results, (SELECT p.redirected_to FROM reports p WHERE p.id = r.parent_id), " \
 	"(SELECT p.status FROM reports p WHERE p.id = r.parent_id), " \
-	"(SELECT p.mark FROM reports p WHERE p.id = r.parent_id)"
-#define REPORT_NR_COLUMNS 31
+	"(SELECT p.mark FROM reports p WHERE p.id = r.parent_id), " \
+	"(SELECT p.sent FROM reports p WHERE p.id = r.parent_id)"
+#define REPORT_NR_COLUMNS 32
 
 /* Prepared statements are kept for the life of the connection: preparing
  * was a quarter of a delivery's time.  The SQL texts are string literals,
