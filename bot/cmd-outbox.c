@@ -198,7 +198,7 @@ static int outbox_act(const struct config *cfg, size_t a, const char *why, char 
 		}
 	}
 	/* the mails that answered a dropped one answer another from now on
-	 * (perfbot-send(1), ORDER); a run killed first leaves it to send */
+	 * (perfbot-send(1), Order); a run killed first leaves it to send */
 	buf_reset(&err);
 	if (dropped && delivery_rethread(st, &log, NULL, &err) < 0) {
 		fprintf(stderr, "perfbot outbox %s: %s\n", actions[a].name, err.data);

@@ -398,7 +398,7 @@ static void text_details(const struct status *s, const struct state_report *r, s
 	size_t i;
 
 	/* which mail it answers: another than it did when it was queued,
-	 * when that one never went (perfbot-send(1), ORDER) */
+	 * when that one never went (perfbot-send(1), Order) */
 	if (r->parent_id && !r->sent && r->mark != STATE_MARK_DROPPED)
 		buf_addf(out, INDENT "answers %s %lld <%s>\n", kind_of(s, r->parent_id), (long long)r->parent_id,
 			 r->in_reply_to ? r->in_reply_to : "");

@@ -45,7 +45,7 @@
  * hour (the rest waits), nothing the operator held, and no follow-up of
  * a dropped report; each kind skipped is said in one line.
  *
- * Order (perfbot-send(1), ORDER): a mail that answers another (follow-up,
+ * The order (perfbot-send(1), Order): a mail that answers another (follow-up,
  * notice, digest) goes only once the mail it answers went to every
  * recipient it will reach (sent, or dropped after a first one had it):
  * before this run, or earlier in this run, whose outcome is then

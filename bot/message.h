@@ -78,7 +78,7 @@ void message_refs_free(char **refs, size_t nr);
  * NULL for none) and refs (a References text as perfbot stores it, or
  * NULL/"" for none), where the old ones were (after Message-ID); every
  * other byte is kept.  For a mail whose parent never went out
- * (perfbot-send(1), ORDER).  -1 with a message, out unchanged, when an id
+ * (perfbot-send(1), Order).  -1 with a message, out unchanged, when an id
  * is refused or the mail has no header block.
  */
 int message_rethread(struct buf *out, const char *mail, size_t len, const char *in_reply_to,
