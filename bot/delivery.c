@@ -619,6 +619,8 @@ static size_t sort_due(struct delivery *d, struct state_reports *due, struct sta
 			 * run; else it waits, as it did before this run */
 			if (todo_find(*todo, n, r->parent_id) < 0)
 				continue;
+			if (d->cfg->redirect_to && !r->redirected_to && !r->parent_redirected_to && r->sent)
+				k = &real;
 			break;
 		default: break;
 		}

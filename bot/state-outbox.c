@@ -437,8 +437,10 @@ int state_report_rethread(struct state *st, int64_t id, int64_t parent_id, const
 		return err_set(err, "%s: report %lld: a mail of %zu bytes", st->path, (long long)id, mail_len);
 	if (sdb_tx_begin(st, 1, err) < 0)
 		return -1;
-	if (sdb_stmt_prepare(st, &q, "UPDATE reports SET parent_id = ?, in_reply_to = ?, refs = ? "
-			 "WHERE id = ? AND status = 'queued' AND sent IS NULL", err) < 0)
+	/* a digest that answers nothing starts a thread, as a report does */
+	if (sdb_stmt_prepare(st, &q, "UPDATE reports SET parent_id = ?1, in_reply_to = ?2, refs = ?3, "
+			 "thread_id = CASE WHEN ?1 IS NULL THEN id ELSE thread_id END "
+			 "WHERE id = ?4 AND status = 'queued' AND sent IS NULL", err) < 0)
 		goto done;
 	sdb_bind_opt(&q, parent_id);
 	sdb_bind_text(&q, in_reply_to);
