@@ -384,7 +384,8 @@ static const char *kind_of(const struct status *s, int64_t id)
 			hi = mid;
 	}
 	if (lo < s->reports.nr && s->reports.v[lo].id == id)
-		return state_kind_name(s->reports.v[lo].kind);
+		return s->reports.v[lo].kind == STATE_KIND_FOLLOWUP ? "follow-up" :
+		       state_kind_name(s->reports.v[lo].kind);
 	return "mail";
 }
 

@@ -21,6 +21,12 @@ int64_t delivery_backoff(int retry_minutes, int attempts)
 	return wait > 86400 ? 86400 : wait;
 }
 
+/* "follow-up", "report", "notice", "digest": a kind in a log line */
+static const char *kind_word(enum state_kind k)
+{
+	return k == STATE_KIND_FOLLOWUP ? "follow-up" : state_kind_name(k);
+}
+
 /*
  * Where report r's envelope goes instead of its recipients, or NULL: the
  * staging address it was redirected to before, its parent's (a follow-up
@@ -236,7 +242,7 @@ static int attempt_done(struct delivery *d, struct attempt *a, struct store *sto
 	const struct state_report *r = a->r;
 	const struct smtp_result *res = &a->res;
 	const char *reply = a->reply.data;
-	const char *kind = r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : state_kind_name(r->kind);
+	const char *kind = kind_word(r->kind);
 	size_t accepted = 0, before = 0, i;
 	int ret = 0;
 
@@ -501,12 +507,12 @@ static int rethread_one(struct state *st, struct event_log *log, const struct st
 	if (count)
 		(*count)++;
 	if (g.parent_id)
-		event_log_say(log, "%s %lld <%s> now answers %lld <%s> in place of %lld, which %s", state_kind_name(c->kind),
+		event_log_say(log, "%s %lld <%s> now answers %lld <%s> in place of %lld, which %s", kind_word(c->kind),
 		    (long long)c->id, c->message_id, (long long)g.parent_id, g.in_reply_to, (long long)c->parent_id,
 		    c->parent_mark == STATE_MARK_DROPPED ? "was dropped" : "was refused by every recipient");
 	else
-		event_log_say(log, "%s %lld <%s> now starts a thread of its own: the %s before it never went",
-		    state_kind_name(c->kind), (long long)c->id, c->message_id, state_kind_name(c->kind));
+		event_log_say(log, "%s %lld <%s> now starts a thread of its own: the %ss before it never went",
+		    kind_word(c->kind), (long long)c->id, c->message_id, kind_word(c->kind));
 done:
 	state_report_release(&g);
 	state_report_release(&p);

@@ -168,7 +168,7 @@ check_eq "... status: queued, each follow-up waits for its parent" \
 	"$(PERFBOT_NOW=$((now + 600)) json '"|".join(r["status"] + " " + r["waiting"]["reason"] for r in rs)')"
 PERFBOT_NOW=$((now + 600)) "$perfbot" --config "$tmp/c" status >"$tmp/st2"
 check "... human status: waiting for the mail it answers" grep -q "waiting for 2, the mail it answers, to go first" "$tmp/st2"
-check "... human status: which mail it answers" grep -q "answers followup 2 <$(mid 2)>" "$tmp/st2"
+check "... human status: which mail it answers" grep -q "answers follow-up 2 <$(mid 2)>" "$tmp/st2"
 PERFBOT_NOW=$((now + 600)) "$perfbot" --config "$tmp/c" send 2>/dev/null
 check_eq "... in its back-off nothing goes" 1 "$(grep -c '^C: MAIL FROM' "$out/transcript")"
 peer_stop
@@ -200,7 +200,7 @@ PERFBOT_NOW=$((now + 900)) "$perfbot" --config "$tmp/c" send --dry-run >"$tmp/be
 PERFBOT_NOW=$((now + 900)) "$perfbot" --config "$tmp/c" send 2>"$tmp/log3"
 check_eq "follow-up 2 refused by everyone: one MAIL, 3 did not go" 1 "$(grep -c '^C: MAIL FROM' "$out/transcript")"
 check "... the log says 3 now answers the report" \
-	grep -q "^followup 3 <$f3> now answers 1 <$(mid 1)> in place of 2, which was refused by every recipient" "$tmp/log3"
+	grep -q "^follow-up 3 <$f3> now answers 1 <$(mid 1)> in place of 2, which was refused by every recipient" "$tmp/log3"
 check_eq "... status: 2 failed, 3 answers the report" "failed|followup 1" \
 	"$(json 'rs[1]["status"] + "|" + rs[2]["kind"] + " " + str(rs[2]["parent"])')"
 "$perfbot" --config "$tmp/c" status >"$tmp/st3"
@@ -251,7 +251,7 @@ check_eq "three follow-ups in a chain under the sent report" "1 2 3" \
 	"$(json '" ".join(str(r["parent"]) for r in rs[1:])')"
 "$perfbot" --config "$tmp/c" outbox drop 2 3 --why "stale" >/dev/null 2>"$tmp/log4"
 check_eq "outbox drop 2 3: exit 0" 0 $?
-check "... says that 4 now answers the report" grep -q "^followup 4 <$(mid 4)> now answers 1 <$(mid 1)> in place of 3, which was dropped" "$tmp/log4"
+check "... says that 4 now answers the report" grep -q "^follow-up 4 <$(mid 4)> now answers 1 <$(mid 1)> in place of 3, which was dropped" "$tmp/log4"
 config "$tmp/s4" >"$tmp/c"
 check_eq "... status: 4's parent is the report" 1 "$(json 'rs[3]["parent"]')"
 check_eq "... it goes at the next send" due "$(json 'rs[3]["waiting"]["reason"]')"
