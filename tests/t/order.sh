@@ -83,29 +83,8 @@ ids() {
 }
 
 # order_ok DIR...: every message the peers in DIRs accepted (in that
-# order) answers nothing, or a message accepted before it; prints what
-# breaks the rule.  A message refused at MAIL or RCPT has no .raw.
-order_ok() {
-	python3 - "$@" <<'PY'
-import email.parser, os, re, sys
-seen, bad = set(), []
-for d in sys.argv[1:]:
-    ends = [l.split(" ", 1)[1].strip() for l in open(os.path.join(d, "transcript"))
-            if l.startswith("S: ") and re.match(r"S: \d{3} .*(queued|2\.0\.0 ok)", l)]
-    n = 1
-    while os.path.exists(os.path.join(d, "%d.raw" % n)):
-        m = email.parser.BytesParser().parsebytes(open(os.path.join(d, "%d.raw" % n), "rb").read(),
-                                                  headersonly=True)
-        irt = (m.get("In-Reply-To") or "").strip()
-        if irt and irt not in seen:
-            bad.append("%s answers %s, not accepted before it" % (m["Message-ID"], irt))
-        seen.add(m["Message-ID"].strip())
-        n += 1
-if bad:
-    print("\n".join(bad))
-sys.exit(1 if bad else 0)
-PY
-}
+# order) answers nothing, or a message accepted before it
+order_ok() { python3 "$top/tests/helpers/order-check.py" "$@"; }
 
 # json EXPR: EXPR of status --json (d; rs the reports)
 json() {
