@@ -210,6 +210,7 @@ struct state_report {
 	char *parent_redirected_to;	/* follow-ups: the parent's redirected_to */
 	enum state_status parent_status;	/* follow-ups: the parent's status */
 	enum state_mark parent_mark;	/* follow-ups: the parent's mark */
+	int64_t parent_sent;	/* follow-ups: the parent's sent, 0 = nobody has it */
 	enum state_mark mark;	/* the operator's */
 	char *mark_why;		/* the operator's reason for it, or NULL */
 	struct state_rcpt *rcpt;	/* each envelope recipient's outcome so far,
@@ -367,10 +368,12 @@ int state_source_find(struct state *st, const char *name, int64_t *report_id,
  * 0, as when maxPerHour is used up, appends none) the reports due at now:
  * queued ones whose next_attempt is 0 or <= now, and every 'sending' one
  * (left by a run that died); never a dropped one.  Held ones are among
- * them (mark says so), for the caller to skip and say so.  A follow-up is
- * due only once its parent is sent, failed or dropped, so it never goes
- * out before the mail it answers (parent_status and parent_mark say
- * which).  The reports' sources are not loaded.  0 or -1.
+ * them (mark says so), for the caller to skip and say so.  Follow-ups are
+ * among them whatever their parent's state (parent_status, parent_mark,
+ * parent_sent say it): a follow-up goes only after the mail it answers
+ * was accepted, which may happen earlier in the same run, so the caller
+ * decides (delivery.h).  The order (by id) puts every parent before its
+ * follow-ups.  The reports' sources are not loaded.  0 or -1.
  */
 int state_report_due(struct state *st, int64_t now, size_t limit,
 		     struct state_reports *out, struct buf *err);
@@ -385,6 +388,29 @@ int state_report_due(struct state *st, int64_t now, size_t limit,
  */
 int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
 			    struct buf *err);
+
+/*
+ * Appends to *out (mail included, oldest first, at most limit) the mails
+ * that wait for a parent that can never go: queued, not dropped, nobody
+ * has them, and their parent was dropped or refused by every recipient
+ * (failed) before anybody had it.  Only those that can take their
+ * parent's place: the parent has a parent of its own, or the mail is a
+ * digest (which then starts a thread of its own).  0 or -1.
+ */
+int state_report_orphans(struct state *st, size_t limit, struct state_reports *out,
+			 struct buf *err);
+
+/*
+ * Makes report id (queued, nobody has it) answer another mail: its parent
+ * (0: none, a digest only), In-Reply-To (NULL: none), References (NULL:
+ * none) and stored bytes mail (mail_len, the same mail with those fields
+ * rewritten: message_rethread()) are replaced in one transaction, as is
+ * its row among the known messages, if it has one.  Its Message-ID stays.
+ * STATE_REFUSED (nothing changed) when it is no longer queued or somebody
+ * has it.
+ */
+int state_report_rethread(struct state *st, int64_t id, int64_t parent_id, const char *in_reply_to,
+			  const char *refs, const char *mail, size_t mail_len, struct buf *err);
 
 /*
  * Whether a delivery run was cut short.  A run calls state_delivery_begin()
