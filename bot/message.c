@@ -52,7 +52,14 @@ void message_subject(struct buf *out, const char *tree, const char *head_subject
 		buf_add(out, head_subject, (size_t)(colon - head_subject));
 		buf_adds(out, "]  ");
 	}
-	buf_addf(out, "%.10s: %s %s%% %s", head_id, headline, percent, kind);
+	/* "%.10s: %s %s%% %s" */
+	buf_add(out, head_id, strnlen(head_id, 10));
+	buf_adds(out, ": ");
+	buf_adds(out, headline);
+	buf_addc(out, ' ');
+	buf_adds(out, percent);
+	buf_adds(out, "% ");
+	buf_adds(out, kind);
 }
 
 static int check_body(const char *body, size_t len, struct buf *err)

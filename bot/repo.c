@@ -260,10 +260,13 @@ static char *trailer_person(struct repo *r, const char *value)
 		mname = name;
 		memail = email;
 	}
-	if (*mname)
-		buf_addf(&out, "%s <%s>", mname, memail);
-	else
-		buf_addf(&out, "<%s>", memail);
+	if (*mname) {
+		buf_adds(&out, mname);
+		buf_addc(&out, ' ');
+	}
+	buf_addc(&out, '<');
+	buf_adds(&out, memail);
+	buf_addc(&out, '>');
 	free(name);
 	free(email);
 	return buf_detach(&out, NULL);
