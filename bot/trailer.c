@@ -18,8 +18,9 @@
 
 #define COMMENT_CHAR '#'
 
-/* git commit's scissors line, as `git commit -v` writes it. */
-static const char cut_line[] = "# ------------------------ >8 ------------------------";
+/* git commit's scissors line, as `git commit -v` writes it: its LF is
+ * part of it, so a CRLF one is no scissors line. */
+static const char cut_line[] = "# ------------------------ >8 ------------------------\n";
 
 static const char *const git_generated_prefixes[] = {
 	"Signed-off-by: ",

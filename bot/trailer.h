@@ -15,7 +15,7 @@
  *     last bytes) ends it; the other modes have no divider.  Then trailing
  *     comment lines ('#' first), empty lines, "Conflicts:" blocks and
  *     everything from a "# ------------------------ >8 ---..." scissors
- *     line on are set aside (git commit's leftovers);
+ *     line (ended by LF) on are set aside (git commit's leftovers);
  *   - the first paragraph is the title and holds no trailers;
  *   - the trailer block is the last paragraph (after the last line that
  *     is blank, that is empty or white space only), counted from its end,

@@ -122,6 +122,9 @@ static const struct tcase cases[] = {
 	{ "scissors", ALL,
 	  "subject\n\nFixes: abc\n# ------------------------ >8 ------------------------\nLink: x\n",
 	  "Fixes: abc\n" },
+	{ "a CRLF scissors line is none", ALL,
+	  "subject\r\n\r\nFixes: abc\r\n# ------------------------ >8 ------------------------\r\n"
+	  "Link: x\r\n", "Fixes: abc\nLink: x\n" },
 	{ "conflicts block", ALL,
 	  "subject\n\nFixes: abc\n\nConflicts:\n\tfoo.c\n\tbar.c\n", "Fixes: abc\n" },
 	/* keys and separators */
