@@ -18,13 +18,17 @@
 
 #define COMMENT_CHAR '#'
 
-/* git commit's scissors line, as `git commit -v` writes it: its LF is
- * part of it, so a CRLF one is no scissors line. */
+/* git commit's scissors line, as `git commit -v` writes it.  Its LF is
+ * part of it: a CRLF one is no scissors line. */
 static const char cut_line[] = "# ------------------------ >8 ------------------------\n";
 
-static const char *const git_generated_prefixes[] = {
-	"Signed-off-by: ",
-	"(cherry picked from commit ",
+#define PREFIX(s) { s, sizeof(s) - 1 }
+static const struct {
+	const char *s;
+	size_t n;
+} git_generated_prefixes[] = {
+	PREFIX("Signed-off-by: "),
+	PREFIX("(cherry picked from commit "),
 };
 
 /* One entry of the trailer block: a line and its continuation lines. */
@@ -107,6 +111,23 @@ static ssize_t find_separator(const char *s, size_t n, size_t pos)
 	return -1;
 }
 
+/* Where the scissors line starts in s[0..len), len when there is none.
+ * One that starts before len ends before it: len is the start of a line,
+ * and the scissors line ends with its LF. */
+static size_t scissors(const char *s, size_t n, size_t len)
+{
+	size_t pos = 0;
+	const char *p;
+
+	while (pos < len && (p = memchr(s + pos, COMMENT_CHAR, len - pos))) {
+		pos = (size_t)(p - s);
+		if ((!pos || s[pos - 1] == '\n') && starts_with(s, n, pos, cut_line, sizeof(cut_line) - 1))
+			return pos;
+		pos++;
+	}
+	return len;
+}
+
 /*
  * ignored_log_message_bytes(): how many bytes at the end of s[0..len) are
  * git commit's leftovers: a run of comment lines, empty lines and
@@ -116,17 +137,21 @@ static ssize_t find_separator(const char *s, size_t n, size_t pos)
  */
 static size_t ignored_bytes(const char *s, size_t n, size_t len)
 {
-	size_t boc = 0, bol = 0, cutoff = len;
+	size_t boc = 0, bol = 0, cutoff = scissors(s, n, len);
+	ssize_t last;
 	int in_old_conflicts_block = 0;
 
-	while (bol < len) {
+	/* the usual message ends with a line that closes any run of
+	 * leftovers: then only the scissors count, and the lines above need
+	 * no reading */
+	last = last_line(s, cutoff);
+	if (last < 0 || (s[last] != COMMENT_CHAR && s[last] != '\n' && s[last] != 'C' &&
+			 s[last] != '\t'))
+		return len - cutoff;
+	while (bol < cutoff) {
 		const char *nl = memchr(s + bol, '\n', len - bol);
 		size_t next = nl ? (size_t)(nl - s) + 1 : len;
 
-		if (s[bol] == COMMENT_CHAR && starts_with(s, n, bol, cut_line, sizeof(cut_line) - 1)) {
-			cutoff = bol;
-			break;
-		}
 		if (s[bol] == COMMENT_CHAR || s[bol] == '\n') {
 			/* boc 0 means "none": git's quirk, kept (a run
 			 * starting at offset 0 is seen from its second line) */
@@ -212,8 +237,8 @@ static size_t trailer_block_start(const char *s, size_t n, size_t len)
 		only_spaces = 0;
 
 		for (i = 0; i < sizeof(git_generated_prefixes) / sizeof(git_generated_prefixes[0]); i++) {
-			if (starts_with(s, n, bol, git_generated_prefixes[i],
-					strlen(git_generated_prefixes[i]))) {
+			if (starts_with(s, n, bol, git_generated_prefixes[i].s,
+					git_generated_prefixes[i].n)) {
 				generated = 1;
 				break;
 			}
