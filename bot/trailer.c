@@ -319,6 +319,21 @@ static void add_unfolded(struct buf *out, const char *s, size_t a, size_t b)
 	}
 }
 
+int trailer_line_split(const char *line, size_t len, size_t *key_len, size_t *value_off)
+{
+	ssize_t sep = find_separator(line, len, 0);
+	size_t k;
+
+	if (sep < 1)
+		return 0;
+	k = (size_t)sep;
+	while (k && is_space(line[k - 1]))
+		k--;
+	*key_len = k;
+	*value_off = (size_t)sep + 1;
+	return 1;
+}
+
 void trailer_list_init(struct trailer_list *l)
 {
 	memset(l, 0, sizeof(*l));

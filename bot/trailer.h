@@ -94,6 +94,16 @@ void trailer_list_init(struct trailer_list *l);
 void trailer_list_release(struct trailer_list *l);
 
 /*
+ * One line read as git reads a trailer line (the key rule above): 1 when
+ * line[0..len) is "<key><optional blanks>:<value>", with *key_len the
+ * key's length without the blanks and *value_off the offset of what
+ * follows ':' (untrimmed); 0 otherwise.  For texts where a trailer may be
+ * any line rather than the last paragraph's (reply.h: a reply's review
+ * tags), so that what counts as a trailer line is the same everywhere.
+ */
+int trailer_line_split(const char *line, size_t len, size_t *key_len, size_t *value_off);
+
+/*
  * Reads the trailers of text[0..len) (untrusted; it need not be
  * NUL-terminated) in mode into l, replacing what l held: l->nr may be 0.
  * The strings stay valid until the next trailer_parse() on l or its

@@ -206,6 +206,37 @@ static void reuse(void **state)
 	trailer_list_release(&l);
 }
 
+/* One line, as reply.c reads a review tag: git's key rule. */
+static void line_split(void **state)
+{
+	static const struct {
+		const char *line;
+		int ok;
+		size_t key_len, value_off;
+	} lines[] = {
+		{ "Tested-by: x", 1, 9, 10 },
+		{ "Closes \t: x", 1, 6, 9 },
+		{ "Link:", 1, 4, 5 },
+		{ "Acked by: x", 0, 0, 0 },
+		{ " Fixes: x", 0, 0, 0 },
+		{ ": x", 0, 0, 0 },
+		{ "Bug #42: x", 0, 0, 0 },
+		{ "Fixes", 0, 0, 0 },
+	};
+	size_t i, k, off;
+
+	(void)state;
+	for (i = 0; i < N(lines); i++) {
+		k = off = 99;
+		assert_int_equal(trailer_line_split(lines[i].line, strlen(lines[i].line), &k, &off),
+				 lines[i].ok);
+		if (!lines[i].ok)
+			continue;
+		assert_int_equal(k, lines[i].key_len);
+		assert_int_equal(off, lines[i].value_off);
+	}
+}
+
 /* The driver of tests/t/trailers-git.sh (see the top of this file). */
 static int drive(int argc, char **argv)
 {
@@ -255,6 +286,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table),
 		cmocka_unit_test(reuse),
+		cmocka_unit_test(line_split),
 	};
 
 	if (argc > 1)
