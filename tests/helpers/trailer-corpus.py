@@ -7,7 +7,7 @@ own, on generated messages (tests/t/trailers-git.sh runs it).
 DRIVER is tests/unit/test-trailer (its --parse mode).  COUNT messages are
 generated from SEED (the same ones on every machine): commit messages and
 patch mails built from the shapes that decide where trailers are, mixed at
-random: kernel splats, "---" lines of every shape, a patch below a divider,
+random (and a fifth of them token soup of the same pieces): kernel splats, "---" lines of every shape, a patch below a divider,
 trailers after blank lines, continuation lines, comment lines, git
 commit's leftovers (scissors, Conflicts:), CRLF, text lines among trailers
 at various ratios, Signed-off-by and cherry-picked lines, keys with spaces
@@ -53,6 +53,10 @@ TEXT = ["The kernel test robot reported a regression in this path.",
         "(cherry picked from commit 0123456789abcdef0123456789abcdef01234567)",
         "#1 not a comment in a title?", "v2: rebased", "Changes in v3:",
         "  - fixed the typo", "a:b", "1: first", "https://example.com/path"]
+# lines that are neither trailers, continuations nor comments
+PLAIN = ["The kernel test robot reported a regression in this path.",
+         "This is a text line: with a colon in it.", "See the report: it has the details",
+         "Changes in v3:", "-- ", "> quoted reply", "signed-off-by lowercase <x@y>"]
 DASHES = ["---", "--- ", "---\t", "----", "--- a/mm/slub.c", "---[ end trace ]---",
           "------------[ cut here ]------------", "---x", "--", "--- \t ",
           "---\r", "---[ end trace 0000000000000000 ]---"]
@@ -111,6 +115,21 @@ def block(r):
     return lines
 
 
+def ratio_block(r):
+    """A paragraph near the 25% line: k trailer lines (one git-generated,
+    or none) among about 3k text lines, shuffled."""
+    k = r.randint(1, 3)
+    lines = [trailer_line(r) for _ in range(k - 1)]
+    lines.append(r.choice(["Signed-off-by: Jane Doe <jane@example.org>",
+                           "(cherry picked from commit %040x)" % r.getrandbits(160),
+                           "Reviewed-by: Jane Doe <jane@example.org>"]))
+    lines += [r.choice(PLAIN) for _ in range(3 * k + r.choice([-1, 0, 0, 1, k]))]
+    if r.random() < 0.3:
+        lines.insert(r.randint(1, len(lines)), r.choice([" continued", "# a comment"]))
+    r.shuffle(lines)
+    return lines
+
+
 def paragraph(r):
     k = r.random()
     if k < 0.25:
@@ -135,7 +154,16 @@ def patch(r):
     return lines
 
 
+# the pieces of token soup: the bytes and prefixes git's rule looks at
+SOUP = [b"\n", b"\n", b"\n\n", b"\r\n", b" ", b"\t", b"-", b"#", b":", b"a", b"K", b"Key: v",
+        b"(", b"---", b"--- ", b"Signed-off-by: ", b"(cherry picked from commit ",
+        (CUT + "\n").encode(), b"Conflicts:\n", b"\xff"]
+
+
 def message(r):
+    if r.random() < 0.2:
+        # token soup: the shapes no one thought of
+        return b"".join(r.choice(SOUP) for _ in range(r.randint(0, 40)))
     paras = []
     title = [r.choice(["mm/slub: fix a use after free", "Revert \"x\"", "subject",
                        "Fixes: a title that looks like a trailer", "--- a title",
@@ -146,8 +174,11 @@ def message(r):
     paras.append(title)
     for _ in range(r.randint(0, 3)):
         paras.append(paragraph(r))
-    if r.random() < 0.85:
+    k = r.random()
+    if k < 0.7:
         paras.append(block(r))
+    elif k < 0.85:
+        paras.append(ratio_block(r))
     tail = []
     k = r.random()
     if k < 0.1:

@@ -4,7 +4,9 @@
 # TRAILERS_GIT_SEED (19) by tests/helpers/trailer-corpus.py: splats, "---"
 # lines of every shape, patches below a divider, trailers after blank
 # lines, continuation lines, comments, scissors, CRLF, text lines among
-# trailers, Signed-off-by and cherry-picked lines, odd keys, empty values.
+# trailers (about the 25% line too), Signed-off-by and cherry-picked
+# lines, odd keys, empty values,
+# and a fifth of token soup of the same pieces.
 # Each is read by git and by tests/unit/test-trailer --parse, and must
 # give the same keys and values, byte for byte:
 #   no-divider  git interpret-trailers --parse --no-divider
