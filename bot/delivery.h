@@ -103,8 +103,8 @@ int delivery_run(struct delivery *d, struct buf *err);
  * answers what that parent answered (parent, In-Reply-To, References and
  * the stored bytes rewritten in one transaction; the Message-ID kept),
  * going up the thread past every mail that can never go, to the nearest
- * that went or may still go.  A follow-up or notice of a report that never
- * went answers the report still (it waits for it, or is skipped when it was
+ * that went or may still go.  A follow-up of a report that never went
+ * answers the report still (it waits for it, or is skipped when it was
  * dropped); a digest whose predecessors never went starts a thread of its
  * own.  One line each in log; *count (may be NULL) says how many.  Called
  * by delivery_run() before it picks the due mails and after a mail was

@@ -9,8 +9,11 @@
  * What the database holds:
  *   - the outbox: every report and follow-up perfbot has rendered, with its
  *     Message-ID, recipients and the exact bytes to send, stored before the
- *     first delivery attempt and never changed, so a retry sends the same
- *     bytes under the same Message-ID;
+ *     first delivery attempt and never changed once a recipient had
+ *     them, so a retry sends the same bytes under the same Message-ID (a
+ *     mail whose parent never went gets another In-Reply-To and References
+ *     before it goes: state_report_rethread(); it cannot have been tried,
+ *     since it waited for that parent);
  *   - the hourly send log (for perfbot.maxPerHour);
  *   - every message perfbot knows for threading (its own, sent, and the
  *     replies ingest archived), the #perfbot commands and trailers found in

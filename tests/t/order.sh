@@ -18,7 +18,9 @@
 #      (pending): its follow-up did not go, and the next run sends both in
 #      order;
 #   7. a digest whose previous digest was refused by everyone starts a
-#      thread of its own instead of answering it.
+#      thread of its own instead of answering it;
+#   8. a fix notice (perfbot track) answers a report that went: none is
+#      queued for a report refused by everyone.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
@@ -301,6 +303,22 @@ check_eq "... answering nothing" "|" "$(header In-Reply-To 1)|$(header Reference
 check "... the log says so" grep -q "^digest 2 <$(mid 2)> now starts a thread of its own" "$tmp/log7"
 check_eq "... status: no parent" None "$(json 'rs[1]["parent"]')"
 peer_stop
+
+# 8. a fix notice answers a report that went: track queues none for a
+#    report refused by everyone
+peer --mail-reply "550 5.7.1 no"
+queue_chain "$tmp/s8" 1
+config "$tmp/s8" "announceFixes = true" >"$tmp/c"
+PERFBOT_NOW=$((now + 600)) "$perfbot" --config "$tmp/c" send 2>/dev/null
+peer_stop
+head=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["commit"])' "$tmp/a.json")
+fix=$(printf 'fix it\n\nCloses: https://lore.kernel.org/all/%s\n' "$(mid 1)" |
+	GIT_AUTHOR_DATE="@$((now + 700)) +0000" GIT_COMMITTER_DATE="@$((now + 700)) +0000" \
+	git -C "$tmp/repo" commit-tree "$(git -C "$tmp/repo" rev-parse "$head^{tree}")" -p "$head")
+git -C "$tmp/repo" update-ref refs/remotes/linux-next/master "$fix"
+PERFBOT_NOW=$((now + 800)) "$perfbot" --config "$tmp/c" track --since 2026-01-01 2>"$tmp/track8"
+check "a fix of the refused report: track says no notice" grep -q "^no notice for report 1 .*: it is failed, not sent" "$tmp/track8"
+check_eq "... and queues none" 1 "$(json 'len(rs)')"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
