@@ -12,12 +12,18 @@
  * and the subject are bytes (no UTF-8 mode: \w, \s, \b and case folding
  * are ASCII's, as Perl's for strings read without a decoding layer), `.`
  * is any byte but a newline, and `$` also matches before a final
- * newline.  Any pattern Perl accepts works but for the few constructs
- * PCRE2 lacks or reads otherwise (pcre2compat(3): \N{name}, \Q...\E
- * with variables, (?{code}), and in this PCRE2 10.42 `x{,3}`, which
- * Perl 5.34 and later read as a quantifier); a PCRE2-only option at the
- * start of a pattern ("(*UTF)", "(*CRLF)", "(*LIMIT_MATCH=1)"...), which
- * Perl refuses, is refused.
+ * newline.  Where PCRE2 10.42 reads a pattern otherwise than Perl 5.36
+ * does, the pattern is first rewritten to Perl's meaning: an escape
+ * Perl's regexes do not know is the letter ("\y"; "\Q", "\E", "\L"...,
+ * which Perl handles in string interpolation, never in a pattern taken
+ * from a variable), a '-' next to a class's set is itself ("[\d-z]"),
+ * blanks inside a quantifier's braces and "{,m}" make a quantifier.  So
+ * any pattern Perl accepts works, but for the constructs PCRE2 lacks
+ * (\N{name}, (?{code}), "\x{zz}", "a{3,1}"): those, and every pattern
+ * Perl refuses, are refused with PCRE2's message, as is a PCRE2-only
+ * option at the start of a pattern ("(*UTF)", "(*LIMIT_MATCH=1)"...).
+ * Offsets in messages are the rewritten pattern's (the same but after a
+ * rewritten part).
  *
  * The input is untrusted (a MAINTAINERS file comes from the repository
  * under test).  Limits: PERLRE_MAX_PATTERN bytes of pattern (an error);
