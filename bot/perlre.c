@@ -462,18 +462,19 @@ static void pcre2_xfree(void *p, void *data)
 	free(p);
 }
 
+/* Made once, read only after: shared by every pattern and thread. */
 static pcre2_general_context *general;
-static pthread_once_t general_once = PTHREAD_ONCE_INIT;
+static pcre2_compile_context *compile;
+static pthread_once_t contexts_once = PTHREAD_ONCE_INIT;
 
-static void general_make(void)
+static void contexts_make(void)
 {
 	general = pcre2_general_context_create(pcre2_xmalloc, pcre2_xfree, NULL);
-}
-
-static pcre2_general_context *general_context(void)
-{
-	pthread_once(&general_once, general_make);
-	return general;
+	compile = pcre2_compile_context_create(general);
+	/* Perl's meanings, whatever this PCRE2 was built with */
+	pcre2_set_newline(compile, PCRE2_NEWLINE_LF);
+	pcre2_set_bsr(compile, PCRE2_BSR_UNICODE);
+	pcre2_set_max_pattern_length(compile, PERLRE_MAX_PATTERN);
 }
 
 /* A PCRE2-only option at the start of a pattern, "(*UTF)", "(*CRLF)",
@@ -498,19 +499,14 @@ static int pcre2_only_start(const char *p, size_t len)
 
 static int re_compile(struct perlre *re, struct buf *err)
 {
-	pcre2_compile_context *cc = pcre2_compile_context_create(general_context());
 	uint32_t options = PCRE2_NEVER_UTF | PCRE2_NEVER_UCP | PCRE2_NEVER_BACKSLASH_C;
 	int code;
 	PCRE2_SIZE at;
 
 	if (re->flags & PERLRE_EXTENDED)
 		options |= PCRE2_EXTENDED;
-	/* Perl's meanings, whatever this PCRE2 was built with */
-	pcre2_set_newline(cc, PCRE2_NEWLINE_LF);
-	pcre2_set_bsr(cc, PCRE2_BSR_UNICODE);
-	pcre2_set_max_pattern_length(cc, PERLRE_MAX_PATTERN);
-	re->code = pcre2_compile((PCRE2_SPTR)re->pattern, re->len, options, &code, &at, cc);
-	pcre2_compile_context_free(cc);
+	pthread_once(&contexts_once, contexts_make);
+	re->code = pcre2_compile((PCRE2_SPTR)re->pattern, re->len, options, &code, &at, compile);
 	if (!re->code) {
 		PCRE2_UCHAR msg[256];
 
@@ -518,9 +514,6 @@ static int re_compile(struct perlre *re, struct buf *err)
 			return err_set(err, "refused by PCRE2 at offset %zu", (size_t)at);
 		return err_set(err, "%s at offset %zu", (const char *)msg, (size_t)at);
 	}
-	re->md = pcre2_match_data_create(1, general_context());
-	re->mc = pcre2_match_context_create(general_context());
-	pcre2_set_heap_limit(re->mc, PERLRE_MATCH_HEAP_KIB);
 	return 0;
 }
 
@@ -581,8 +574,12 @@ int perlre_match(struct perlre *re, const char *s, size_t len, struct buf *err)
 
 	if (!re->code && re_compile(re, err) < 0)
 		return -1;
-	if (!re->jit)
+	if (!re->jit) {
 		re->jit = pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE) == 0 ? 1 : -1;
+		re->md = pcre2_match_data_create(1, general);
+		re->mc = pcre2_match_context_create(general);
+		pcre2_set_heap_limit(re->mc, PERLRE_MATCH_HEAP_KIB);
+	}
 	/* steps linear in the subject: a pattern's whole search of a text
 	 * stays linear in the text's length */
 	steps = PERLRE_MATCH_STEPS + PERLRE_MATCH_STEPS_PER_BYTE * (len < UINT32_MAX / 256 ? len : UINT32_MAX / 256);
