@@ -17,6 +17,7 @@ struct perlre {
 	char *pattern;		/* with PERLRE_CHECKED, until compiled */
 	size_t len;
 	unsigned flags;
+	int unicode;		/* Perl's Unicode rules: the pattern has \p or \P */
 	pcre2_code *code;
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
@@ -398,14 +399,18 @@ static int class_set_at(const char *p, size_t len)
  *   - a quantifier may have blanks inside its braces, and "{,m}" is
  *     "{0,m}" (Perl 5.34); PCRE2 10.42 reads both as literal text (and
  *     refuses "\x{ 41 }", which this makes "\x{41}").
- * Everything else is passed as it is.
+ * Everything else is passed as it is.  Returns 1 when the pattern has a
+ * \p or \P: Perl then matches it by Unicode's rules (as /u), in which
+ * byte 0xE9 is é, a letter for \w and [[:alpha:]] too.
  */
-static void perl_fixup(const char *p, size_t len, struct buf *out)
+static int perl_fixup(const char *p, size_t len, struct buf *out)
 {
 	size_t i = 0, n;
+	int unicode = 0;
 
 	while (i < len) {
 		if (p[i] == '\\' && i + 1 < len) {
+			unicode |= p[i + 1] == 'p' || p[i + 1] == 'P';
 			perl_escape(p + i, out);
 			i += 2;
 		} else if (p[i] == '[') {
@@ -423,6 +428,7 @@ static void perl_fixup(const char *p, size_t len, struct buf *out)
 
 				set = class_set_at(p + i, len - i);
 				if (p[i] == '\\' && i + 1 < len) {
+					unicode |= p[i + 1] == 'p' || p[i + 1] == 'P';
 					perl_escape(p + i, out);
 					i += 2;
 				} else if (p[i] == '[' && i + 2 < len && p[i + 1] == ':' &&
@@ -443,6 +449,7 @@ static void perl_fixup(const char *p, size_t len, struct buf *out)
 			buf_addc(out, p[i++]);
 		}
 	}
+	return unicode;
 }
 
 /* ---- PCRE2 ---- */
@@ -499,12 +506,24 @@ static int pcre2_only_start(const char *p, size_t len)
 
 static int re_compile(struct perlre *re, struct buf *err)
 {
-	uint32_t options = PCRE2_NEVER_UTF | PCRE2_NEVER_UCP | PCRE2_NEVER_BACKSLASH_C;
+	/* Perl allows two groups of one name */
+	uint32_t options = PCRE2_NEVER_UTF | PCRE2_NEVER_BACKSLASH_C | PCRE2_DUPNAMES;
 	int code;
 	PCRE2_SIZE at;
 
 	if (re->flags & PERLRE_EXTENDED)
 		options |= PCRE2_EXTENDED;
+	options |= re->unicode ? PCRE2_UCP : PCRE2_NEVER_UCP;
+	/* PCRE2 10.42 takes a positive look-ahead's first character as the
+	 * match's and then misses matches ("(?=a)(?<=a)\s*a" finds none in
+	 * "aa"; fixed in 10.45): with one, no start-of-match optimization */
+	if (memmem(re->pattern, re->len, "(?=", 3) || memmem(re->pattern, re->len, "(*", 2) ||
+	    memmem(re->pattern, re->len, "(?*", 3))
+		options |= PCRE2_NO_START_OPTIMIZE;
+	/* and makes "\R*" possessive before "\s" ("\R*\s" finds none in
+	 * "y\n"): with a \R, no auto-possessification */
+	if (memmem(re->pattern, re->len, "\\R", 2))
+		options |= PCRE2_NO_AUTO_POSSESS;
 	pthread_once(&contexts_once, contexts_make);
 	re->code = pcre2_compile((PCRE2_SPTR)re->pattern, re->len, options, &code, &at, compile);
 	if (!re->code) {
@@ -530,7 +549,7 @@ int perlre_new(const char *pattern, size_t len, unsigned flags, struct perlre **
 	if (pcre2_only_start(pattern, len))
 		return err_set(err, "a PCRE2 option, not Perl, at offset 0");
 	re = xcalloc(1, sizeof(*re));
-	perl_fixup(pattern, len, &fixed);
+	re->unicode = perl_fixup(pattern, len, &fixed);
 	re->pattern = buf_detach(&fixed, &re->len);
 	re->flags = flags;
 	if (!(flags & PERLRE_CHECKED) && re_compile(re, err) < 0) {

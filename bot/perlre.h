@@ -17,13 +17,19 @@
  * Perl's regexes do not know is the letter ("\y"; "\Q", "\E", "\L"...,
  * which Perl handles in string interpolation, never in a pattern taken
  * from a variable), a '-' next to a class's set is itself ("[\d-z]"),
- * blanks inside a quantifier's braces and "{,m}" make a quantifier.  So
+ * blanks inside a quantifier's braces and "{,m}" make a quantifier; a
+ * pattern with \p or \P is matched by Unicode's rules, as Perl does
+ * (PCRE2_UCP; byte 0xE9 is then é, a letter).  Two bugs of PCRE2 10.42
+ * that lose matches are worked around (fixed in later versions: a
+ * positive look-ahead's first character, "\R*\s" made possessive).  So
  * any pattern Perl accepts works, but for the constructs PCRE2 lacks
- * (\N{name}, (?{code}), "\x{zz}", "a{3,1}"): those, and every pattern
+ * (\N{name}, (?{code}), "\x{zz}", "a{3,1}", a quantifier on nothing or
+ * on an assertion, "\b+") and a few characters Unicode's rules class
+ * otherwise ("²" is \w to PCRE2, not to Perl): those, and every pattern
  * Perl refuses, are refused with PCRE2's message, as is a PCRE2-only
  * option at the start of a pattern ("(*UTF)", "(*LIMIT_MATCH=1)"...).
  * Offsets in messages are the rewritten pattern's (the same but after a
- * rewritten part).
+ * rewritten part).  tests/unit/test-perlre.c holds Perl's answers.
  *
  * The input is untrusted (a MAINTAINERS file comes from the repository
  * under test).  Limits: PERLRE_MAX_PATTERN bytes of pattern (an error);
