@@ -24,10 +24,10 @@
  * positive look-ahead's first character, "\R*\s" made possessive).  So
  * any pattern Perl accepts works, but for the constructs PCRE2 lacks
  * (\N{name}, (?{code}), "\x{zz}", "a{3,1}", a quantifier on nothing or
- * on an assertion, "\b+") and a few characters Unicode's rules class
- * otherwise ("²" is \w to PCRE2, not to Perl): those, and every pattern
- * Perl refuses, are refused with PCRE2's message, as is a PCRE2-only
- * option at the start of a pattern ("(*UTF)", "(*LIMIT_MATCH=1)"...).
+ * on an assertion, "\b+"): those, and every pattern Perl refuses, are
+ * refused with PCRE2's message, as is a PCRE2-only option at the start
+ * of a pattern ("(*UTF)", "(*LIMIT_MATCH=1)"...).  With \p, a few
+ * characters are classed otherwise ("²" is \w to PCRE2, not to Perl).
  * Offsets in messages are the rewritten pattern's (the same but after a
  * rewritten part).  tests/unit/test-perlre.c holds Perl's answers.
  *
