@@ -28,7 +28,7 @@ struct status {
 	size_t incoming, rejected;
 	int64_t sent_last_hour;
 	struct state_reports reports;
-	struct state_tracked_list tracked;	/* the fixes of the reports (issue 15) */
+	struct state_tracked_list tracked;	/* the fixes of the reports (track) */
 	struct state_commands commands;	/* all of them, by date */
 	struct intake_waits waits;	/* the spool's files */
 	struct state_trailers trailers;		/* every trailer recorded */
@@ -192,7 +192,7 @@ static struct value *json_waiting(const struct status *s, const struct state_rep
 	return o;
 }
 
-/* Routing (issue 14): the commands of report id's thread with what
+/* Routing (perfbot-mail(7), Recipients): the commands of report id's thread with what
  * became of them, its trailers, and the exclusion list. */
 static struct value *json_commands(const struct status *s, int64_t id)
 {

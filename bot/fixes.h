@@ -2,7 +2,7 @@
 #define PERFBOT_FIXES_H
 
 /*
- * Fix evidence (issue 15): what one commit says about the reports perfbot
+ * Fix evidence (perfbot-track(1)): what one commit says about the reports perfbot
  * tracks, and which of several findings stands for a report.  Pure: facts
  * in, findings out; no I/O, no libgit2 (bot/history.h walks the commits).
  *

@@ -3,7 +3,7 @@
 
 /*
  * The commits of a watched ref that perfbot has not examined yet
- * (issue 15), read with libgit2 from perfbot.repo.  perfbot never
+ * (perfbot-track(1)), read with libgit2 from perfbot.repo.  perfbot never
  * fetches: the lab's cron does, before `perfbot track`.
  *
  * Unexamined means reachable from the ref's tip now and not from the tip

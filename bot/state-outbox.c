@@ -967,7 +967,7 @@ int state_report_set_verdict_by(struct state *st, int64_t id, enum state_verdict
 		     operator_command(st, id, sdb_verdict_commands[v], why, author, now, err) < 0))
 			ret = -1;
 		/* an operator's reopen sets the fix aside as a #perfbot reopen
-		 * does (issue 15) */
+		 * does (perfbot-track(1)) */
 		if (ret == 0 && v == STATE_VERDICT_OPEN &&
 		    act_update(st, "UPDATE fixes SET reopened = 1 WHERE report_id = ?", NULL, id, err) < 0)
 			ret = -1;

@@ -93,9 +93,9 @@ struct state_lock;
 enum state_kind {
 	STATE_KIND_REPORT,
 	STATE_KIND_FOLLOWUP,
-	STATE_KIND_NOTICE,	/* a fix notice in a report's thread (issue 15):
+	STATE_KIND_NOTICE,	/* a fix notice in a report's thread (perfbot-track(1)):
 				   its parent is the report */
-	STATE_KIND_DIGEST,	/* a digest (issue 15): its parent is the
+	STATE_KIND_DIGEST,	/* a digest (perfbot-digest(1)): its parent is the
 				   previous digest, none for the first */
 };
 
@@ -224,7 +224,7 @@ struct state_report {
 	size_t followups;	/* state_report_list(): follow-ups in the thread */
 	char *tree;		/* (in) reports and follow-ups: the comparison's
 				   tree, NAME/BRANCH; else NULL.  Read back by
-				   state_tracked_list() (issue 15) */
+				   state_tracked_list() */
 	char *head;		/* (in) reports and follow-ups: the head commit,
 				   40 hex digits; else NULL.  Likewise */
 };
@@ -587,7 +587,7 @@ int state_command_list(struct state *st, int64_t thread_id, struct state_command
 int state_trailer_add(struct state *st, const char *message_id, const char *key,
 		      const char *value, struct buf *err);
 
-/* ---- routing (issue 14): who may steer a report, what became of a
+/* ---- routing (perfbot-mail(7), Recipients): who may steer a report, what became of a
  * command, the addresses #perfbot unsubscribe took off every report ---- */
 
 /*
@@ -683,7 +683,7 @@ int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf
 /* Releases the lock.  Accepts NULL. */
 void state_unlock(struct state_lock *lock);
 
-/* ---- fixes, watched refs, notices, digests (issue 15) --------------- */
+/* ---- fixes, watched refs, notices, digests ------------------------ */
 
 /*
  * What perfbot knows of a report's fix (perfbot track, and #perfbot

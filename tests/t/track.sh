@@ -1,5 +1,5 @@
 #!/bin/sh
-# track.sh: perfbot track and perfbot digest end to end (issue 15).
+# track.sh: perfbot track and perfbot digest end to end (perfbot-track(1), perfbot-digest(1)).
 #
 # A fixture repository with two watched trees (linus: refs/remotes/linus/
 # master by default; linux-next: tree.linux-next.ref = refs/remotes/next/

@@ -514,7 +514,7 @@ static void length_is_respected(void **state)
 
 /* A command that needs an argument has none when only brackets are left. */
 /* An argument that is empty once its brackets are gone is none: the
- * command is recorded as not understood (issue 14), not applied. */
+ * command is recorded as not understood (perfbot-ingest(1)), not applied. */
 static void empty_arguments_are_not_understood(void **state)
 {
 	static const char *const texts[] = {

@@ -1377,7 +1377,7 @@ static void names_round_trip(void **state)
 	assert_string_equal(state_kind_name(STATE_KIND_FOLLOWUP), "followup");
 }
 
-/* Routing (issue 14): who may steer a thread, what became of each
+/* Routing (perfbot-mail(7), Recipients): who may steer a thread, what became of each
  * command, the exclusion list, and the step that brings a version 4
  * database to them. */
 static void routing_records(void **state)
