@@ -37,7 +37,7 @@ override CPPFLAGS += -DPERFBOT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
 MAN_PAGE_DIR ?= $(CURDIR)/man
 override CPPFLAGS += -DPERFBOT_MAN_DIR='"$(MAN_PAGE_DIR)"'
 
-LIBS_PC := jansson libgit2 sqlite3 gnutls zlib
+LIBS_PC := jansson libgit2 sqlite3 gnutls zlib libpcre2-8
 override CFLAGS += $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -letpan -lm -pthread
 

@@ -12,8 +12,19 @@
 #include "banned.h"
 
 /* Characters that may not appear in an address (besides space and
- * controls): RFC 5322 specials, which would need quoting. */
-static const char address_specials[] = "<>()[]\\,;:\"";
+ * controls): RFC 5322 specials, which would need quoting.  A switch, not
+ * strchr() over a string: every character of every address is checked,
+ * several times a render. */
+static int is_address_special(unsigned char c)
+{
+	switch (c) {
+	case '<': case '>': case '(': case ')': case '[': case ']':
+	case '\\': case ',': case ';': case ':': case '"':
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 void address_release(struct address *a)
 {
@@ -53,7 +64,7 @@ static int check_char(struct buf *err, unsigned char c)
 		return err_set(err, "a space is not allowed in an address");
 	if (c < ' ' || c == 0x7f)
 		return err_set(err, "a control character is not allowed in an address");
-	if (strchr(address_specials, c))
+	if (is_address_special(c))
 		return err_set(err, "'%c' is not allowed in an address", c);
 	return 0;
 }
@@ -608,5 +619,7 @@ void address_format(struct buf *out, const struct address *a)
 		}
 		buf_addc(out, '"');
 	}
-	buf_addf(out, " <%s>", a->email);
+	buf_adds(out, " <");
+	buf_adds(out, a->email);
+	buf_addc(out, '>');
 }

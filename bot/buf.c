@@ -81,11 +81,19 @@ void buf_truncate(struct buf *b, size_t len)
 		b->data[len] = '\0';
 }
 
+/* n more bytes and the NUL already fit, and no limit to check: the common
+ * case of every append, decided without a call (rendering a report makes
+ * thousands of small appends). */
+static inline int has_room(const struct buf *b, size_t n)
+{
+	return n < b->cap - b->len && !b->limit;
+}
+
 int buf_add(struct buf *b, const void *data, size_t n)
 {
 	if (!n)
 		return 0;
-	if (buf_grow(b, n) < 0)
+	if (!has_room(b, n) && buf_grow(b, n) < 0)
 		return -1;
 	memmove(b->data + b->len, data, n);
 	b->len += n;
@@ -100,7 +108,7 @@ int buf_adds(struct buf *b, const char *s)
 
 int buf_addc(struct buf *b, char c)
 {
-	if (buf_grow(b, 1) < 0)
+	if (!has_room(b, 1) && buf_grow(b, 1) < 0)
 		return -1;
 	b->data[b->len++] = c;
 	b->data[b->len] = '\0';
@@ -111,7 +119,7 @@ int buf_addchars(struct buf *b, char c, size_t n)
 {
 	if (!n)
 		return 0;
-	if (buf_grow(b, n) < 0)
+	if (!has_room(b, n) && buf_grow(b, n) < 0)
 		return -1;
 	memset(b->data + b->len, c, n);
 	b->len += n;

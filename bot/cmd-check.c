@@ -59,7 +59,7 @@ static void problem(struct check *c, int temporary, const char *what, const char
 		c->config_problems++;
 }
 
-/* Whether reports of the repository's HEAD would be routed (issue 14):
+/* Whether reports of the repository's HEAD would be routed (perfbot-mail(7), Recipients):
  * a note, since routing is decided per head commit; a MAINTAINERS file
  * that cannot be parsed is a problem (every report of it would fail). */
 static void check_routing(struct check *c, const struct config *cfg, struct repo *r)

@@ -146,6 +146,12 @@ static int outbox_find(struct state *st, const char *arg, int64_t *id, struct bu
 	return e;
 }
 
+static void outbox_log_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", line);
+}
+
 static int outbox_act(const struct config *cfg, size_t a, const char *why, char **ids, size_t n,
 		      int64_t now)
 {
@@ -153,7 +159,8 @@ static int outbox_act(const struct config *cfg, size_t a, const char *why, char 
 	struct state_lock *lock = NULL;
 	struct state *st = NULL;
 	char *author = cmd_operator();
-	size_t i;
+	struct event_log log = { outbox_log_line, NULL };
+	size_t i, dropped = 0;
 	int rc = 0, e;
 
 	if (!state_exists(cfg->state)) {
@@ -180,6 +187,7 @@ static int outbox_act(const struct config *cfg, size_t a, const char *why, char 
 		if (e == 0) {
 			printf("report %" PRId64 " %s\n", id, actions[a].done);
 			fflush(stdout);
+			dropped += actions[a].action == STATE_ACTION_DROP;
 		} else {
 			fprintf(stderr, "perfbot outbox %s: %s\n", actions[a].name, err.data);
 			if (e < 0)
@@ -187,6 +195,13 @@ static int outbox_act(const struct config *cfg, size_t a, const char *why, char 
 			else if (rc != EX_SOFTWARE)
 				rc = EX_DATAERR;
 		}
+	}
+	/* the mails that answered a dropped one answer another from now on
+	 * (perfbot-send(1), Order); a run killed first leaves it to send */
+	buf_reset(&err);
+	if (dropped && delivery_rethread(st, &log, NULL, &err) < 0) {
+		fprintf(stderr, "perfbot outbox %s: %s\n", actions[a].name, err.data);
+		rc = EX_SOFTWARE;
 	}
 done:
 	state_close(st);

@@ -28,7 +28,7 @@ struct status {
 	size_t incoming, rejected;
 	int64_t sent_last_hour;
 	struct state_reports reports;
-	struct state_tracked_list tracked;	/* the fixes of the reports (issue 15) */
+	struct state_tracked_list tracked;	/* the fixes of the reports (track) */
 	struct state_commands commands;	/* all of them, by date */
 	struct intake_waits waits;	/* the spool's files */
 	struct state_trailers trailers;		/* every trailer recorded */
@@ -192,7 +192,7 @@ static struct value *json_waiting(const struct status *s, const struct state_rep
 	return o;
 }
 
-/* Routing (issue 14): the commands of report id's thread with what
+/* Routing (perfbot-mail(7), Recipients): the commands of report id's thread with what
  * became of them, its trailers, and the exclusion list. */
 static struct value *json_commands(const struct status *s, int64_t id)
 {
@@ -366,6 +366,25 @@ static void text_date(struct buf *out, int64_t t)
 	buf_addf(out, "%04lld-%02d-%02d %02d:%02d", (long long)c.year, c.month, c.day, c.hour, c.minute);
 }
 
+/* What report id is ("report", "followup"...), from the list (in id order). */
+static const char *kind_of(const struct status *s, int64_t id)
+{
+	size_t lo = 0, hi = s->reports.nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->reports.v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->reports.nr && s->reports.v[lo].id == id)
+		return s->reports.v[lo].kind == STATE_KIND_FOLLOWUP ? "follow-up" :
+		       state_kind_name(s->reports.v[lo].kind);
+	return "mail";
+}
+
 /* The lines under a report: where it went, why it waits, the recipients
  * that do not have it, the commands about it. */
 static void text_details(const struct status *s, const struct state_report *r, struct buf *out)
@@ -375,6 +394,11 @@ static void text_details(const struct status *s, const struct state_report *r, s
 	enum delivery_wait w = delivery_waiting(s->cfg, r, s->now, s->sent_last_hour, &until);
 	size_t i;
 
+	/* which mail it answers: another than it did when it was queued,
+	 * when that one never went (perfbot-send(1), Order) */
+	if (r->parent_id && !r->sent && r->mark != STATE_MARK_DROPPED)
+		buf_addf(out, INDENT "answers %s %lld <%s>\n", kind_of(s, r->parent_id), (long long)r->parent_id,
+			 r->in_reply_to ? r->in_reply_to : "");
 	if (r->redirected_to)
 		buf_addf(out, INDENT "redirected to %s (perfbot.redirectTo), not to its recipients\n",
 			 r->redirected_to);

@@ -92,7 +92,7 @@ static void print_overview(const struct thread_entry *t, size_t n, const struct 
 		buf_addf(&line, "%s  %s%s%s\n", *m->from_name ? m->from_name : m->from_email,
 			 m->subject, m->quarantined ? "  [quarantined]" : "",
 			 m->unsent ? "  [not sent yet]" : "");
-		/* the report's fix facts under the report (issue 15) */
+		/* the report's fix facts under the report (perfbot-track(1)) */
 		if (!t[i].depth && tr)
 			cmd_fix_lines(&line, "                   ", cfg, tr);
 		fputs(line.data, stdout);

@@ -268,11 +268,13 @@ void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
 		buf_addf(out, "over perfbot.maxPerHour until %s", when.data);
 		break;
 	case DELIVERY_PARENT:
-		buf_addf(out, "waiting for report %lld, which it follows up, to go first",
-			 (long long)r->parent_id);
+		buf_addf(out, "waiting for %lld, the mail it answers, to go first", (long long)r->parent_id);
+		if (r->parent_status == STATE_FAILED)
+			buf_addf(out, " (refused by every recipient: `perfbot outbox retry %lld` tries it "
+				 "again, `perfbot outbox drop` drops this one)", (long long)r->parent_id);
 		break;
 	case DELIVERY_PARENT_DROPPED:
-		buf_addf(out, "skipped: report %lld, which it follows up, was dropped",
+		buf_addf(out, "skipped: report %lld, which it answers, was dropped",
 			 (long long)r->parent_id);
 		break;
 	case DELIVERY_REPORT_CLOSED:

@@ -50,7 +50,7 @@ int cmd_report_number(const char *s, int64_t *out, struct buf *err);
 char *cmd_strip_angles(const char *id);
 
 /*
- * A report's fix and possible fixes (issue 15), the one way status and
+ * A report's fix and possible fixes (perfbot-track(1)), the one way status and
  * thread show them: lines for people, each starting with indent, and the
  * JSON of spec/cli-json.md ("fix": null or an object, "possible_fixes":
  * a list), added to o.

@@ -16,17 +16,24 @@ int compare_metric_is_absolute(const char *name)
 	return !strncmp(name, "perf-profile", 12) || (n && name[n - 1] == '%');
 }
 
-double compare_metric_change(const struct report_metric *m)
+/* The change of m, whose name is (absolute) or is not a percentage or
+ * perf-profile metric: a row asks once for both. */
+static double metric_change(const struct report_metric *m, int absolute)
 {
 	double base = m->base.mean, head = m->head.mean;
 
 	if (m->has_change)
 		return m->change;
-	if (compare_metric_is_absolute(m->name))
+	if (absolute)
 		return head - base;
 	if (base == 0)
 		base = 1e-100;
 	return 100.0 * (head - base) / fabs(base);
+}
+
+double compare_metric_change(const struct report_metric *m)
+{
+	return metric_change(m, compare_metric_is_absolute(m->name));
 }
 
 /*
@@ -173,9 +180,9 @@ void compare_format_stddev(struct buf *out, const struct report_side *s)
 	}
 }
 
-void compare_format_change(struct buf *out, const char *metric, double change)
+static void format_change(struct buf *out, int absolute, double change)
 {
-	if (compare_metric_is_absolute(metric)) {
+	if (absolute) {
 		add_fixed(out, change, 10, 1, 1);
 		buf_adds(out, "  ");
 	} else if (fabs(change) >= 100000) {
@@ -186,11 +193,18 @@ void compare_format_change(struct buf *out, const char *metric, double change)
 	}
 }
 
+void compare_format_change(struct buf *out, const char *metric, double change)
+{
+	format_change(out, compare_metric_is_absolute(metric), change);
+}
+
 void compare_format_row(struct buf *out, const struct report_metric *m)
 {
+	int absolute = compare_metric_is_absolute(m->name);
+
 	compare_format_value(out, m->base.mean);
 	compare_format_stddev(out, &m->base);
-	compare_format_change(out, m->name, compare_metric_change(m));
+	format_change(out, absolute, metric_change(m, absolute));
 	compare_format_value(out, m->head.mean);
 	compare_format_stddev(out, &m->head);
 	buf_adds(out, "  ");
@@ -283,12 +297,36 @@ void compare_format_axes(struct buf *out, const struct report_test *t)
 	free(ax);
 }
 
+/* The plain strings of a section are appended without printf, whose
+ * format parsing is a tenth of a render ("%.Ns" is add_at_most(), "%Ns"
+ * add_right()). */
+static void add_at_most(struct buf *out, const char *s, size_t max)
+{
+	buf_add(out, s, strnlen(s, max));
+}
+
+static void add_right(struct buf *out, const char *s, size_t width)
+{
+	size_t n = strlen(s);
+
+	if (n < width)
+		buf_addchars(out, ' ', width - n);
+	buf_add(out, s, n);
+}
+
 static void format_commit_line(struct buf *out, const struct compare_commit *c)
 {
-	if (c->tag)
-		buf_addf(out, "  %s\n", c->tag);
-	else
-		buf_addf(out, "  %.10s (\"%s\")\n", c->id, c->subject);
+	buf_adds(out, "  ");
+	if (c->tag) {
+		buf_adds(out, c->tag);
+	} else {
+		add_at_most(out, c->id, 10);
+		buf_adds(out, " (\"");
+		buf_adds(out, c->subject);
+		buf_addc(out, '"');
+		buf_addc(out, ')');
+	}
+	buf_addc(out, '\n');
 }
 
 void compare_format_section_head(struct buf *out, const struct report_test *t,
@@ -308,13 +346,15 @@ void compare_format_id_line(struct buf *out, const struct compare_commit *base,
 			    const struct compare_commit *head, int head_width)
 {
 	if (base->tag)
-		buf_addf(out, "%16s ", base->tag);
+		add_right(out, base->tag, 16);
 	else
-		buf_addf(out, "%.16s ", base->id);
+		add_at_most(out, base->id, 16);
+	buf_addc(out, ' ');
 	if (head->tag)
-		buf_addf(out, "%*s \n", head_width, head->tag);
+		add_right(out, head->tag, (size_t)head_width);
 	else
-		buf_addf(out, "%.*s \n", head_width, head->id);
+		add_at_most(out, head->id, (size_t)head_width);
+	buf_adds(out, " \n");
 	buf_adds(out, "---------------- ");
 	buf_addchars(out, '-', (size_t)head_width);
 	buf_adds(out, " \n");
@@ -364,7 +404,14 @@ static size_t text_width(const char *s)
 
 static void box_line(struct buf *out, const char *left, const char *right, size_t w)
 {
-	buf_addf(out, "| %-16s | %s", left, right);
+	size_t n = strlen(left);
+
+	buf_adds(out, "| ");
+	buf_add(out, left, n);
+	if (n < 16)
+		buf_addchars(out, ' ', 16 - n);
+	buf_adds(out, " | ");
+	buf_adds(out, right);
 	buf_addchars(out, ' ', w - text_width(right));
 	buf_adds(out, " |\n");
 }
@@ -404,7 +451,9 @@ static size_t box_cells(const struct compare_box_entry *e, char ***cells)
 		sorted[i] = &t->params[i];
 	xqsort(sorted, t->nr_params, sizeof(*sorted), param_cmp);
 	for (i = 0; i < t->nr_params; i++) {
-		buf_addf(&s, "%s=%s", sorted[i]->key, sorted[i]->value);
+		buf_adds(&s, sorted[i]->key);
+		buf_addc(&s, '=');
+		buf_adds(&s, sorted[i]->value);
 		(*cells)[n++] = buf_detach(&s, NULL);
 	}
 	free(sorted);

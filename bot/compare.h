@@ -57,8 +57,9 @@ void compare_format_failure(struct buf *out, const struct report_failure *f);
  * testcase, rootfs, kconfig and compiler, sorted by "key=value". */
 void compare_format_axes(struct buf *out, const struct report_test *t);
 
-/* The head column of the id line: 27 since 2023, 26 in the 2018-2022
- * reports. */
+/* The head column of the id line: 27 in today's reports and the robot's
+ * late-2022 ones (report-2022.txt uses the "section" of the view), 26 in
+ * the 2018 ones ("section_legacy", report-legacy.txt). */
 #define COMPARE_HEAD_ID_WIDTH 27
 #define COMPARE_HEAD_ID_WIDTH_LEGACY 26
 

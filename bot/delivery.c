@@ -1,8 +1,10 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "delivery.h"
 #include "mboxrd.h"
+#include "message.h"
 #include "smtp.h"
 #include "store.h"
 #include "worker.h"
@@ -17,6 +19,12 @@ int64_t delivery_backoff(int retry_minutes, int attempts)
 	for (i = 1; i < attempts && wait < 86400; i++)
 		wait *= 2;
 	return wait > 86400 ? 86400 : wait;
+}
+
+/* "follow-up", "report", "notice", "digest": a kind in a log line */
+static const char *kind_word(enum state_kind k)
+{
+	return k == STATE_KIND_FOLLOWUP ? "follow-up" : state_kind_name(k);
 }
 
 /*
@@ -243,7 +251,7 @@ static int attempt_done(struct delivery *d, struct attempt *a, struct store *sto
 	const struct state_report *r = a->r;
 	const struct smtp_result *res = &a->res;
 	const char *reply = a->reply.data;
-	const char *kind = r->kind == STATE_KIND_FOLLOWUP ? "follow-up" : state_kind_name(r->kind);
+	const char *kind = kind_word(r->kind);
 	size_t accepted = 0, before = 0, i;
 	int ret = 0;
 
@@ -419,6 +427,13 @@ out:
 	return ret;
 }
 
+int delivery_parent_went(const struct state_report *r)
+{
+	/* sent: no recipient waits; dropped after a first one had it: the
+	 * others never will */
+	return r->parent_status == STATE_SENT || (r->parent_mark == STATE_MARK_DROPPED && r->parent_sent);
+}
+
 enum delivery_wait delivery_waiting(const struct config *cfg, const struct state_report *r,
 				    int64_t now, int64_t sent_last_hour, int64_t *until)
 {
@@ -427,12 +442,10 @@ enum delivery_wait delivery_waiting(const struct config *cfg, const struct state
 		return DELIVERY_NOT_QUEUED;
 	if (r->mark == STATE_MARK_HELD)
 		return DELIVERY_HELD;
-	if (r->parent_id && r->parent_mark == STATE_MARK_DROPPED)
-		return DELIVERY_PARENT_DROPPED;
 	if (r->kind == STATE_KIND_FOLLOWUP && r->thread_verdict != STATE_VERDICT_OPEN)
 		return DELIVERY_REPORT_CLOSED;
-	if (r->parent_id && r->parent_status != STATE_SENT && r->parent_status != STATE_FAILED)
-		return DELIVERY_PARENT;
+	if (r->parent_id && !delivery_parent_went(r))
+		return r->parent_mark == STATE_MARK_DROPPED ? DELIVERY_PARENT_DROPPED : DELIVERY_PARENT;
 	if (r->status == STATE_QUEUED && r->next_attempt > now) {
 		*until = r->next_attempt;
 		return DELIVERY_BACKOFF;
@@ -461,6 +474,81 @@ const char *delivery_wait_name(enum delivery_wait w)
 	return (size_t)w < sizeof(names) / sizeof(names[0]) && names[w] ? names[w] : "?";
 }
 
+/* A mail that can never go: dropped or refused by every recipient
+ * before anybody had it. */
+static int gone_for_good(const struct state_report *r)
+{
+	return !r->sent && (r->mark == STATE_MARK_DROPPED || r->status == STATE_FAILED);
+}
+
+/* Makes orphan c answer what its gone parent answered (or, a digest
+ * whose predecessors never went, nothing); one transaction. */
+static int rethread_one(struct state *st, struct event_log *log, const struct state_report *c,
+			size_t *count, struct buf *err)
+{
+	struct state_report g, p;
+	struct buf mail = BUF_INIT, why = BUF_INIT;
+	int ret = -1, e;
+
+	memset(&p, 0, sizeof(p));
+	if ((e = state_report_get(st, c->parent_id, &g, err)) <= 0)
+		return e < 0 ? -1 : 0;	/* gone from under us: nothing to do */
+	/* up the thread to the first mail that went or may still go: the
+	 * last one passed (g) is the one whose place c takes */
+	while (g.parent_id) {
+		if ((e = state_report_get(st, g.parent_id, &p, err)) < 0)
+			goto done;
+		if (!e || !gone_for_good(&p) || (!p.parent_id && c->kind != STATE_KIND_DIGEST))
+			break;
+		state_report_release(&g);
+		g = p;
+		memset(&p, 0, sizeof(p));
+	}
+	if (message_rethread(&mail, c->mail, c->mail_len, g.in_reply_to, g.refs, &why) < 0) {
+		err_set(err, "report %lld <%s>: cannot answer another mail: %s", (long long)c->id,
+			c->message_id, why.data);
+		goto done;
+	}
+	e = state_report_rethread(st, c->id, g.parent_id, g.in_reply_to, g.refs, mail.data, mail.len,
+				  err);
+	if (e < 0)
+		goto done;
+	ret = 0;
+	if (e == STATE_REFUSED)
+		goto done;	/* it went meanwhile, or was dropped: as it is */
+	if (count)
+		(*count)++;
+	if (g.parent_id)
+		event_log_say(log, "%s %lld <%s> now answers %lld <%s> in place of %lld, which %s", kind_word(c->kind),
+		    (long long)c->id, c->message_id, (long long)g.parent_id, g.in_reply_to, (long long)c->parent_id,
+		    c->parent_mark == STATE_MARK_DROPPED ? "was dropped" : "was refused by every recipient");
+	else
+		event_log_say(log, "%s %lld <%s> now starts a thread of its own: the %ss before it never went",
+		    kind_word(c->kind), (long long)c->id, c->message_id, kind_word(c->kind));
+done:
+	state_report_release(&g);
+	state_report_release(&p);
+	buf_release(&mail);
+	buf_release(&why);
+	return ret;
+}
+
+int delivery_rethread(struct state *st, struct event_log *log, size_t *count, struct buf *err)
+{
+	struct state_reports orphans = { 0 };
+	size_t i;
+	int ret = 0;
+
+	if (count)
+		*count = 0;
+	if (state_report_orphans(st, DELIVERY_MAX_BATCH, &orphans, err) < 0)
+		return -1;
+	for (i = 0; i < orphans.nr && ret == 0; i++)
+		ret = rethread_one(st, log, &orphans.v[i], count, err);
+	state_reports_release(&orphans);
+	return ret;
+}
+
 /* The due mails a run skips, each kind said in one line: ids[] of n. */
 struct skipped {
 	int64_t *ids;
@@ -485,11 +573,49 @@ static void skipped_say(struct delivery *d, const struct skipped *k, const char 
 	buf_release(&ids);
 }
 
+/* The index of report id in todo[0..n-1] (in id order), or -1. */
+static ssize_t todo_find(struct state_report *const *todo, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (todo[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && todo[lo]->id == id ? (ssize_t)lo : -1;
+}
+
+/*
+ * Whether todo[i] may go now: it answers no mail, or one that went before
+ * this run (delivery_parent_went()), or one that went earlier in this run
+ * to every recipient it will ever reach (went[] of todo's indexes): never
+ * before the mail it answers was accepted, and its outcome committed
+ * before this mail's DATA (the gate), so a run killed in between cannot
+ * leave the follow-up sent and its parent unknown.
+ */
+static int todo_ready(struct state_report *const *todo, const char *went, size_t i)
+{
+	const struct state_report *r = todo[i];
+	ssize_t j;
+
+	if (!r->parent_id || delivery_parent_went(r))
+		return 1;
+	j = todo_find(todo, i, r->parent_id);
+	return j >= 0 && went[j];
+}
+
 /*
  * The due mails that can go, in *todo (pointers into due), and one line
  * for each kind of those that cannot: held, follow-ups of a dropped or
  * closed report, and mails that real recipients had while
  * perfbot.redirectTo is set (what is left of them goes once it is unset).
+ * A follow-up whose parent has not gone is among them when its parent is
+ * (it may go after it, todo_ready() decides), else it waits without a
+ * word, as before.
  */
 static size_t sort_due(struct delivery *d, struct state_reports *due, struct state_report ***todo)
 {
@@ -508,6 +634,14 @@ static size_t sort_due(struct delivery *d, struct state_reports *due, struct sta
 		case DELIVERY_PARENT_DROPPED: k = &orphans; break;
 		case DELIVERY_REPORT_CLOSED: k = &closed; break;
 		case DELIVERY_REDIRECT: k = &real; break;
+		case DELIVERY_PARENT:
+			/* it may go after its parent, when that goes in this
+			 * run; else it waits, as it did before this run */
+			if (todo_find(*todo, n, r->parent_id) < 0)
+				continue;
+			if (d->cfg->redirect_to && !r->redirected_to && !r->parent_redirected_to && r->sent)
+				k = &real;
+			break;
 		default: break;
 		}
 		if (!k) {
@@ -532,13 +666,13 @@ static size_t sort_due(struct delivery *d, struct state_reports *due, struct sta
 }
 
 /*
- * The session failed before the transactions of mails todo[0..n-1]: each
+ * The session failed before the transactions of mails todo[from..from+n-1]: each
  * counts an attempt, with the reason as its last reply and the back-off
  * after it, except after a configuration error (certificate, AUTH): the
  * next run tries again as soon as it runs.  One transaction.
  */
-static int mark_stopped(struct delivery *d, struct state_report **todo, size_t n, const char *why,
-			int config_error, struct buf *err)
+static int mark_stopped(struct delivery *d, struct state_report **todo, const char *went, size_t from,
+			size_t n, const char *why, int config_error, struct buf *err)
 {
 	size_t i;
 
@@ -546,10 +680,13 @@ static int mark_stopped(struct delivery *d, struct state_report **todo, size_t n
 		return 0;
 	if (state_begin(d->st, err) < 0)
 		return -1;
-	for (i = 0; i < n; i++) {
+	for (i = from; i < from + n; i++) {
 		int64_t next = config_error ? 0 :
 			       d->now + delivery_backoff(d->cfg->retry_minutes, todo[i]->attempts + 1);
 
+		/* a follow-up waiting for its parent was not stopped */
+		if (!todo_ready(todo, went, i))
+			continue;
 		if (state_report_mark_stopped(d->st, todo[i]->id, d->now, next, why, err) < 0) {
 			state_rollback(d->st);
 			return -1;
@@ -569,10 +706,14 @@ int delivery_run(struct delivery *d, struct buf *err)
 				   { .why = BUF_INIT, .reply = BUF_INIT } };
 	struct step job = { .d = d, .err = BUF_INIT };
 	struct worker *w = NULL;
+	struct skipped orphans = { 0 };
+	char *went = NULL;		/* todo[i] went in this run (todo_ready()) */
 	int64_t sent_hour = 0;
 	size_t i, k = 0, n = 0;
 	int ret = 0, e;
 
+	if (!d->dry_run && delivery_rethread(d->st, &d->log, NULL, err) < 0)
+		return -1;
 	if (state_report_due(d->st, d->now, DELIVERY_MAX_BATCH, &due, err) < 0)
 		return -1;
 	if (!d->dry_run && repair_unfinished(d, &store, err) < 0) {
@@ -580,6 +721,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 		goto done;
 	}
 	n = sort_due(d, &due, &todo);
+	went = xcalloc(n ? n : 1, 1);
 	if (!n)
 		goto done;
 	if (d->dry_run) {
@@ -615,6 +757,11 @@ int delivery_run(struct delivery *d, struct buf *err)
 		char **rcpt;
 		size_t nr;
 
+		if (!todo_ready(todo, went, i)) {
+			ALLOC_GROW(orphans.ids, orphans.n + 1, orphans.alloc);
+			orphans.ids[orphans.n++] = r->id;
+			continue;
+		}
 		if (d->cfg->max_per_hour && sent_hour >= d->cfg->max_per_hour) {
 			d->held += left;
 			event_log_say(&d->log, "perfbot.maxPerHour (%d) reached: %zu mail%s wait for the next hour",
@@ -646,7 +793,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 				event_log_say(&d->log, "cannot deliver (%zu mail%s): %s; %s", left, left == 1 ? " waits" : "s wait",
 				    why.data, e == SMTP_PERMANENT ? "the next run tries again" :
 				    "each waits out its back-off");
-				if (mark_stopped(d, todo + i, stopped, why.data, e == SMTP_PERMANENT, err) < 0)
+				if (mark_stopped(d, todo, went, i, stopped, why.data, e == SMTP_PERMANENT, err) < 0)
 					ret = -1;
 				break;
 			}
@@ -667,6 +814,7 @@ int delivery_run(struct delivery *d, struct buf *err)
 		cur->status = smtp_send(s, r->env_from, (const char *const *)rcpt, nr, r->mail, r->mail_len,
 					&cur->res, &cur->why);
 		attempt_settle(d, cur);
+		went[i] = cur->status == SMTP_OK && cur->outcome == STATE_SENT;
 		worker_wait(w);	/* when the envelope failed, the gate was not reached */
 		flush_smtp_log(d);
 		free_list(rcpt, nr);
@@ -702,6 +850,12 @@ int delivery_run(struct delivery *d, struct buf *err)
 	for (k = 0; k < 2; k++)
 		if (attempt_finish(d, &slot[k], store, ret < 0 ? NULL : err) < 0 && ret == 0)
 			ret = -1;
+	skipped_say(d, &orphans, "follow-ups whose parent did not go in this run",
+		    "each goes after the mail it answers");
+	/* the follow-ups of a mail refused for good in this run answer
+	 * another from now on (status shows it); they go at the next send */
+	if (ret == 0 && d->failed && delivery_rethread(d->st, &d->log, NULL, err) < 0)
+		ret = -1;
 done:
 	smtp_close(s);
 	/* what was delivered is counted and archived, also when the run
@@ -725,6 +879,8 @@ done:
 		free(slot[k].rows);
 	}
 	buf_release(&job.err);
+	free(orphans.ids);
+	free(went);
 	free(todo);
 	state_reports_release(&due);
 	buf_release(&why);

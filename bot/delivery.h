@@ -47,6 +47,17 @@
  * duplicate: it goes if the report is reopened); each kind skipped is
  * said in one line.
  *
+ * The order (perfbot-send(1), Order): a mail that answers another (follow-up,
+ * notice, digest) goes only once the mail it answers went to every
+ * recipient it will reach (sent, or dropped after a first one had it):
+ * before this run, or earlier in this run, whose outcome is then
+ * committed before the follow-up's DATA (the gate), so a chain goes in
+ * one run and a run killed in between never leaves a follow-up out with
+ * its parent unknown ('sending').  A parent deferred, in back-off, held
+ * or pending keeps its follow-ups waiting.  A parent that can never go
+ * (dropped, or refused by every recipient, before anybody had it) is
+ * replaced: delivery_rethread().
+ *
  * perfbot.redirectTo: the envelope of a mail nobody got yet goes to that
  * address alone (headers unchanged), and the mail records it
  * (redirected_to) at its attempt: it stays a staging mail, retried to
@@ -87,6 +98,24 @@ struct delivery {
  * is counted and logged. */
 int delivery_run(struct delivery *d, struct buf *err);
 
+/*
+ * The mails whose parent can never go take its place in the thread: each
+ * answers what that parent answered (parent, In-Reply-To, References and
+ * the stored bytes rewritten in one transaction; the Message-ID kept),
+ * going up the thread past every mail that can never go, to the nearest
+ * that went or may still go.  A follow-up of a report that never went
+ * answers the report still (it waits for it, or is skipped when it was
+ * dropped); a digest whose predecessors never went starts a thread of its
+ * own.  One line each in log; *count (may be NULL) says how many.  Called
+ * by delivery_run() before it picks the due mails and after a mail was
+ * refused for good, and by `outbox drop`.  0 or -1.
+ */
+int delivery_rethread(struct state *st, struct event_log *log, size_t *count, struct buf *err);
+
+/* Whether follow-up r's parent went: sent, or dropped after a first
+ * recipient had it (state_report's parent_* fields).  Pure. */
+int delivery_parent_went(const struct state_report *r);
+
 /* The wait after attempt number `attempts` (1, 2, ...) failed: retry
  * minutes doubling, capped at a day. */
 int64_t delivery_backoff(int retry_minutes, int attempts);
@@ -98,7 +127,7 @@ enum delivery_wait {
 	DELIVERY_PAUSED,	/* perfbot.paused */
 	DELIVERY_BACKOFF,	/* back-off after a failed attempt, until *until */
 	DELIVERY_MAX_PER_HOUR,	/* perfbot.maxPerHour is used up, until *until */
-	DELIVERY_PARENT,	/* a follow-up: its report has not gone yet */
+	DELIVERY_PARENT,	/* a follow-up: the mail it answers has not gone yet */
 	DELIVERY_PARENT_DROPPED,	/* a follow-up of a dropped report */
 	DELIVERY_REPORT_CLOSED,	/* a follow-up of a report that is not open */
 	DELIVERY_REDIRECT,	/* real recipients had it and perfbot.redirectTo is set */

@@ -2,7 +2,7 @@
 #define PERFBOT_DIGEST_H
 
 /*
- * perfbot digest (issue 15): one mail listing the reports still open,
+ * perfbot digest (perfbot-digest(1)): one mail listing the reports still open,
  * those fixed since the previous digest and those marked invalid or
  * duplicate since then, threaded under the previous digest (In-Reply-To
  * it, References its chain; regzbot's weekly report is the model).

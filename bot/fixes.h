@@ -2,7 +2,7 @@
 #define PERFBOT_FIXES_H
 
 /*
- * Fix evidence (issue 15): what one commit says about the reports perfbot
+ * Fix evidence (perfbot-track(1)): what one commit says about the reports perfbot
  * tracks, and which of several findings stands for a report.  Pure: facts
  * in, findings out; no I/O, no libgit2 (bot/history.h walks the commits).
  *
@@ -20,10 +20,11 @@
  *   possible  `Fixes:` naming the head commit without perfbot's
  *             `Reported-by:`: shown, but the report stays open.
  * The exact rules:
- *   - trailers are git's, as the walk hands them over (the last paragraph,
- *     git_message_trailers); keys compare ignoring ASCII case; a value is
- *     read with surrounding white space (spaces, tabs, CR, LF) ignored and
- *     continuation lines counting as white space;
+ *   - trailers are git's, as the walk hands them over (bot/trailer.h: the
+ *     last paragraph, as `git log --format='%(trailers)'` reads it, with
+ *     no patch divider, so a quoted splat's "------------[ cut here ]"
+ *     line hides none); keys compare ignoring ASCII case; a value is read
+ *     with surrounding white space (spaces, tabs, CR, LF) ignored;
  *   - a URL is the value's first white-space-separated word (one pair of
  *     <> around it removed); it holds a Message-ID when one of its path
  *     segments ('/'-separated, after the scheme's "//host" and before any
@@ -73,10 +74,11 @@ int fix_kind_parse(const char *s, enum fix_kind *out);
 /* 1 for the kinds that make a report fixed (all but possible). */
 int fix_kind_closes(enum fix_kind k);
 
-/* One trailer as git found it.  Borrowed strings. */
+/* One trailer as git finds it (bot/trailer.h).  Borrowed strings. */
 struct fix_trailer {
 	const char *key;	/* as written, e.g. "CLOSES" */
-	const char *value;	/* may carry white space, CR and continuation newlines */
+	const char *value;	/* on one line, trimmed: continuation lines
+				   joined with a space (a CR before one stays) */
 };
 
 /* One commit's facts.  Borrowed strings, valid for the call they are

@@ -3,76 +3,37 @@
 
 #include "gitlib.h"
 #include "history.h"
+#include "trailer.h"
 #include "xalloc.h"
 #include "banned.h"
 
-/* The trailers of one commit: values folded into one buffer. */
+/* The trailers of one commit, read as git log reads them (trailer.h),
+ * in a list and an array reused from commit to commit. */
 struct trailers {
+	struct trailer_list list;
 	struct fix_trailer *v;
-	size_t nr, alloc;
-	size_t *offsets;	/* into text, until text stops moving */
-	size_t offsets_alloc;
-	struct buf text;
+	size_t alloc;
 };
 
 static void trailers_release(struct trailers *t)
 {
+	trailer_list_release(&t->list);
 	free(t->v);
-	free(t->offsets);
-	buf_release(&t->text);
-	memset(t, 0, sizeof(*t));
+	t->v = NULL;
+	t->alloc = 0;
 }
 
-/*
- * git_message_trailers keeps continuation newlines and the CR of CRLF
- * messages: fold them so that every consumer reads a value on one line.
- */
-static void trailers_read(struct trailers *t, const char *message)
+static size_t trailers_read(struct trailers *t, const char *message)
 {
-	git_message_trailer_array arr;
 	size_t i;
 
-	t->nr = 0;
-	buf_reset(&t->text);
-	if (git_message_trailers(&arr, message) < 0)
-		return;
-	ALLOC_GROW(t->v, arr.count, t->alloc);
-	ALLOC_GROW(t->offsets, 2 * arr.count, t->offsets_alloc);
-	for (i = 0; i < arr.count; i++) {
-		const char *p;
-		size_t start;
-
-		t->offsets[2 * i] = t->text.len;
-		buf_adds(&t->text, arr.trailers[i].key);
-		buf_addc(&t->text, '\0');
-		start = t->text.len;
-		t->offsets[2 * i + 1] = start;
-		for (p = arr.trailers[i].value; *p; p++) {
-			if (*p == '\r')
-				continue;
-			if (*p == '\n') {
-				/* a line break and the indentation around it: one space */
-				while (t->text.len > start && (t->text.data[t->text.len - 1] == ' ' ||
-							       t->text.data[t->text.len - 1] == '\t'))
-					buf_truncate(&t->text, t->text.len - 1);
-				buf_addc(&t->text, ' ');
-				while (p[1] == ' ' || p[1] == '\t' || p[1] == '\r')
-					p++;
-				continue;
-			}
-			buf_addc(&t->text, *p);
-		}
-		while (t->text.len > start && (t->text.data[t->text.len - 1] == ' ' ||
-					       t->text.data[t->text.len - 1] == '\t'))
-			buf_truncate(&t->text, t->text.len - 1);
-		buf_addc(&t->text, '\0');
+	trailer_parse(&t->list, message, strlen(message), TRAILER_COMMIT);
+	ALLOC_GROW(t->v, t->list.nr, t->alloc);
+	for (i = 0; i < t->list.nr; i++) {
+		t->v[i].key = t->list.v[i].key;
+		t->v[i].value = t->list.v[i].value;
 	}
-	for (i = 0; i < arr.count; i++) {
-		t->v[i].key = t->text.data + t->offsets[2 * i];
-		t->v[i].value = t->text.data + t->offsets[2 * i + 1];
-	}
-	t->nr = arr.count;
-	git_message_trailer_array_free(&arr);
+	return t->list.nr;
 }
 
 /* The commit ref leads to: 0, 1 when the ref or its target is missing,
@@ -134,11 +95,10 @@ static int walk_commits(git_repository *git, git_revwalk *walk, int64_t bound,
 			history_want_fn *want, history_commit_fn *fn, void *data,
 			struct history_result *out, struct buf *err)
 {
-	struct trailers t = { 0 };
+	struct trailers t = { TRAILER_LIST_INIT, NULL, 0 };
 	git_oid oid;
 	int e, ret = 0;
 
-	buf_init(&t.text);
 	while ((e = git_revwalk_next(&oid, walk)) == 0) {
 		git_commit *c = NULL;
 		struct fix_commit fc = { 0 };
@@ -162,9 +122,8 @@ static int walk_commits(git_repository *git, git_revwalk *walk, int64_t bound,
 		fc.id = id;
 		fc.subject = summary ? summary : "";
 		if (!want || want(id, message, data)) {
-			trailers_read(&t, message);
+			fc.nr_trailers = trailers_read(&t, message);
 			fc.trailers = t.v;
-			fc.nr_trailers = t.nr;
 			if (fix_parse_revert(message, reverts))
 				fc.reverts = reverts;
 			out->parsed++;

@@ -3,7 +3,7 @@
 
 /*
  * The commits of a watched ref that perfbot has not examined yet
- * (issue 15), read with libgit2 from perfbot.repo.  perfbot never
+ * (perfbot-track(1)), read with libgit2 from perfbot.repo.  perfbot never
  * fetches: the lab's cron does, before `perfbot track`.
  *
  * Unexamined means reachable from the ref's tip now and not from the tip
@@ -25,7 +25,8 @@
  * examined once per ref; a commit on two refs is examined on each.
  *
  * Commit messages are untrusted text of any length; nothing here bounds
- * them (the trailers are what git_message_trailers finds, handed on).
+ * them (the trailers are what `git log --format='%(trailers)'` finds,
+ * read by bot/trailer.h, handed on).
  */
 
 #include <stddef.h>
@@ -58,9 +59,9 @@ typedef int history_want_fn(const char *id, const char *message, void *data);
  * Called once per unexamined commit, newest first, with its facts (valid
  * during the call): id, subject (git's summary: the first paragraph on
  * one line), committer date (UTC seconds) and, when the pre-filter said
- * yes (or there is none), its trailers (keys as written; values with CR
- * removed, each line break and the blanks around it folded into one
- * space, trailing blanks trimmed) and the commit it reverts.  Otherwise nr_trailers is 0
+ * yes (or there is none), its trailers (TRAILER_COMMIT of bot/trailer.h:
+ * keys as written, values on one line as git prints them) and the commit
+ * it reverts.  Otherwise nr_trailers is 0
  * and reverts NULL.  Returns 0 to go on, or -1 with a message in err to
  * stop the walk.
  */

@@ -58,7 +58,7 @@ static int command_verdict(const char *name, enum state_verdict *v)
 }
 
 /*
- * What a state command does to the report's fix (issue 15): fixed-by
+ * What a state command does to the report's fix (perfbot-track(1)): fixed-by
  * resolves its commit in the repository and records it (opened for the
  * command: they are rare, and most ingest runs need no repository),
  * reopen sets the fix aside.  *what says what was found.  0; 1 when the

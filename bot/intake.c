@@ -268,7 +268,7 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 	row.kind = has_parent ? STATE_KIND_FOLLOWUP : STATE_KIND_REPORT;
 	row.parent_id = has_parent ? plan.parent.id : 0;
 	row.thread_key = plan.key.data;
-	row.tree = r->tree;		/* what perfbot track watches (issue 15) */
+	row.tree = r->tree;		/* what perfbot track watches */
 	row.head = group[0]->head;
 	row.identity = out.identity;
 	row.subject = out.subject;

@@ -147,14 +147,14 @@ static int header_read(struct mail *m, const char *raw, size_t len, struct heade
 
 /* ---- the body ---- */
 
-/* The first word of a field body, lowercase, into w. */
+/* The first word of a structured field body, lowercase, into w: white
+ * space and comments before it are skipped (RFC 5322 §3.2.2), as in
+ * "(converted) quoted-printable" or "(RFC 3834) auto-replied". */
 static void first_word(const char *body, struct buf *w)
 {
-	const char *p = body;
+	const char *p = rfc5322_skip_cfws(body);
 
 	buf_reset(w);
-	while (is_wsp(*p))
-		p++;
 	for (; *p && *p != ';' && *p != '(' && !is_wsp(*p); p++)
 		buf_addc(w, (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p));
 }

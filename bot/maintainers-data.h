@@ -28,6 +28,7 @@ struct tv {
 	unsigned len;		/* strlen(value) */
 	unsigned line;		/* 1-based line in the file */
 	char type;		/* 'A'..'Z' for a tag line; 0 for a name line */
+	unsigned char refused;	/* an N: or K: pattern PCRE2 refused (noted) */
 };
 
 /* A section: a maximal run of tag lines [first, end) in typevalue. */
@@ -134,7 +135,7 @@ struct person {
 void mnt_build_sections(struct maintainers *m);
 struct bucket *mnt_bucket_find(const struct maintainers *m, const char *key, size_t len, uint32_t hash);
 int mnt_count_slashes(const char *s, size_t n);
-void mnt_add_rpat(struct maintainers *m, size_t tv, size_t sec);
+void mnt_add_rpat(struct maintainers *m, size_t tv, size_t sec, int from_image);
 char *mnt_tv_text(const struct maintainers *m, const struct tv *t);
 int mnt_glob_prefix(const struct maintainers *m, const struct gtok *t, size_t n, const char *s);
 void mnt_convert_glob(struct buf *out, const char *v, size_t len);

@@ -23,7 +23,7 @@
  * caller).  Bump IMAGE_VERSION whenever struct tv, sec, fpat, gtok,
  * gclass or bucket changes.
  */
-#define IMAGE_VERSION 2
+#define IMAGE_VERSION 3
 #define IMAGE_MAGIC "perfbot MAINTAINERS image\n"
 #define IMAGE_NONE UINTPTR_MAX
 
@@ -205,8 +205,9 @@ static int image_fix(struct maintainers *m, const struct sec *secs, const char *
 				m->fres = xcalloc(m->nr_fpats, sizeof(*m->fres));
 			buf_addc(&re, '^');
 			mnt_convert_glob(&re, mnt_fpat_value(m, f), f->len);
-			/* it parsed when the image was made; if not, it never matches */
-			(void)perlre_new(re.data, re.len, 0, &m->fres[i], NULL);
+			/* it compiled when the image was made (else it is
+			 * F_BROKEN): compiled on first use */
+			(void)perlre_new(re.data, re.len, PERLRE_CHECKED, &m->fres[i], NULL);
 			buf_release(&re);
 		}
 	}
@@ -219,12 +220,12 @@ static int image_fix(struct maintainers *m, const struct sec *secs, const char *
 				b->head < -1 || b->head >= (int64_t)m->nr_fpats))
 			return *why = "the index", -1;
 	}
-	/* the N: and K: regexes, made again as mnt_build_sections() makes them
-	 * (their notes are the image's already) */
+	/* the N: and K: regexes, made again as mnt_build_sections() makes them,
+	 * compiled on first use (their notes are the image's already) */
 	for (i = 0; i < m->nr_secs; i++)
 		for (j = m->secs[i].first; j < m->secs[i].end; j++)
 			if (m->tv[j].type == 'N' || m->tv[j].type == 'K')
-				mnt_add_rpat(m, j, i);
+				mnt_add_rpat(m, j, i, 1);
 	return 0;
 }
 

@@ -28,8 +28,8 @@ static int fpat_match(struct maintainers *m, const struct fpat *f, const char *f
 		return mnt_glob_prefix(m, m->toks + f->tok, f->nr_tok, file);
 	case F_REGEX:
 		if (!m->fres[i])
-			return 0;	/* glibc refused it earlier */
-		r = perlre_match(m->fres[i], file, &err);
+			return 0;	/* it failed earlier */
+		r = perlre_match(m->fres[i], file, strlen(file), &err);
 		if (r < 0) {
 			mnt_note(m, m->tv[f->tv].line, "%s: %s: never matches", mnt_fpat_value(m, f), err.data);
 			perlre_free(m->fres[i]);
@@ -55,11 +55,12 @@ static int lower_contains(const char *lower, const struct perlre *re)
 	return 0;
 }
 
-/* Runs an N:/K: regex; one that glibc refuses is noted and dropped. */
-static int rpat_run(struct maintainers *m, struct rpat *r, struct perlre **re, const char *s)
+/* Runs an N:/K: regex; one that fails (a match limit reached) is noted
+ * and dropped. */
+static int rpat_run(struct maintainers *m, struct rpat *r, struct perlre **re, const char *s, size_t len)
 {
 	struct buf err = BUF_INIT;
-	int k = perlre_match(*re, s, &err);
+	int k = perlre_match(*re, s, len, &err);
 
 	if (k < 0) {
 		mnt_note(m, m->tv[r->tv].line, "%s: %s: never matches", mnt_tv_value(m, &m->tv[r->tv]), err.data);
@@ -151,7 +152,7 @@ static size_t path_sections(struct maintainers *m, const char *file, struct cand
 
 		if (!r->head || !lower_contains(lower.data, r->head))
 			continue;
-		if (rpat_run(m, r, &r->head, file)) {
+		if (rpat_run(m, r, &r->head, file, len)) {
 			ALLOC_GROW(c, n + 1, *alloc);
 			c[n].sec = r->sec;
 			c[n].tv = r->tv;
@@ -430,7 +431,6 @@ struct text {
 	size_t len;
 	struct line *lines;
 	size_t nr_lines;
-	struct buf scratch;
 };
 
 static size_t line_at(const struct text *t, size_t off)
@@ -448,6 +448,8 @@ static size_t line_at(const struct text *t, size_t off)
 	return lo;
 }
 
+/* get_maintainer.pl reads the patch with <$patch>: a line is matched
+ * with its newline ('$', '\s' and '[^x]' can tell). */
 static int line_matches(struct maintainers *m, struct rpat *r, struct text *t, size_t i)
 {
 	const struct line *l = &t->lines[i];
@@ -455,9 +457,7 @@ static int line_matches(struct maintainers *m, struct rpat *r, struct text *t, s
 
 	if (!*re)
 		return 0;
-	buf_reset(&t->scratch);
-	buf_add(&t->scratch, t->patch + l->start, l->len);
-	return rpat_run(m, r, re, t->scratch.data);
+	return rpat_run(m, r, re, t->patch + l->start, l->len + (l->start + l->len < t->len));
 }
 
 /* Does any searched line of mode `mode` match, with re's literals as a
@@ -489,7 +489,7 @@ static int text_search(struct maintainers *m, struct rpat *r, struct text *t, in
 			if (t->lines[i].mode == mode && line_matches(m, r, t, i))
 				return 1;
 			if (mode ? !r->diff : !r->head)
-				return 0;	/* refused by glibc: re is gone */
+				return 0;	/* it failed: re is gone */
 			off = t->lines[i].start + t->lines[i].len + 1;
 		}
 	}
@@ -666,7 +666,6 @@ int maintainers_match(struct maintainers *m, const char *const *files, size_t nr
 
 	memset(out, 0, sizeof(*out));
 	memset(&t, 0, sizeof(t));
-	buf_init(&t.scratch);
 	if (nr_files > MAINTAINERS_MAX_FILES)
 		return err_set(err, "more than %d changed paths", MAINTAINERS_MAX_FILES);
 	if (patch_len > MAINTAINERS_MAX_PATCH)
@@ -728,7 +727,6 @@ int maintainers_match(struct maintainers *m, const char *const *files, size_t nr
 	free(c);
 	free(t.lower);
 	free(t.lines);
-	buf_release(&t.scratch);
 	return 0;
 fail:
 	for (i = 0; i < n; i++)
@@ -736,7 +734,6 @@ fail:
 	free(all);
 	free(t.lower);
 	free(t.lines);
-	buf_release(&t.scratch);
 	return -1;
 }
 

@@ -65,6 +65,7 @@ static int read_lines(struct maintainers *m, size_t len, struct buf *err)
 		if (s < e && *s != '#') {
 			ALLOC_GROW(m->tv, m->nr_tv + 1, m->alloc_tv);
 			t = &m->tv[m->nr_tv++];
+			memset(t, 0, sizeof(*t));	/* its padding too: it goes into the image */
 			t->line = line;
 			if (p[0] >= 'A' && p[0] <= 'Z' && p[1] == ':') {
 				for (s = p + 2; s < e && mnt_is_space((unsigned char)*s); s++)
@@ -370,23 +371,34 @@ static void add_fpat(struct maintainers *m, size_t tv, size_t sec)
 	m->nr_fpats++;
 }
 
-void mnt_add_rpat(struct maintainers *m, size_t tv, size_t sec)
+/*
+ * An N: or K: line's regexes.  Read from an image (from_image), the line
+ * compiled when the image was made, unless it is marked refused: its
+ * regexes are compiled on first use, and its notes are the image's.
+ */
+void mnt_add_rpat(struct maintainers *m, size_t tv, size_t sec, int from_image)
 {
-	const struct tv *t = &m->tv[tv];
+	struct tv *t = &m->tv[tv];
 	struct rpat r;
 	struct buf err = BUF_INIT;
 	size_t len = t->len;
+	unsigned flags = PERLRE_EXTENDED | (from_image ? PERLRE_CHECKED : 0);
 
 	memset(&r, 0, sizeof(r));
 	r.tv = tv;
 	r.sec = sec;
 	snprintf(r.order, sizeof(r.order), "%zu", tv);
+	if (from_image && t->refused)
+		return;
 	if (!len) {
-		mnt_note(m, t->line, "empty %c: pattern: never matches", t->type);
+		if (!from_image)
+			mnt_note(m, t->line, "empty %c: pattern: never matches", t->type);
 		return;
 	}
-	if (perlre_new(mnt_tv_value(m, t), len, PERLRE_EXTENDED, &r.head, &err) < 0) {
+	if (perlre_new(mnt_tv_value(m, t), len, flags, &r.head, &err) < 0) {
 		mnt_note(m, t->line, "%s: %s: never matches", mnt_tv_value(m, t), err.data);
+		if (!from_image)
+			t->refused = 1;	/* an image's lines are never written */
 		buf_release(&err);
 		return;
 	}
@@ -395,8 +407,10 @@ void mnt_add_rpat(struct maintainers *m, size_t tv, size_t sec)
 
 		buf_adds(&d, "^[+-].*");
 		buf_add(&d, mnt_tv_value(m, t), len);
-		if (perlre_new(d.data, d.len, PERLRE_EXTENDED, &r.diff, &err) < 0) {
+		if (perlre_new(d.data, d.len, flags, &r.diff, &err) < 0) {
 			mnt_note(m, t->line, "%s: %s (after \"^[+-].*\"): never matches", mnt_tv_value(m, t), err.data);
+			if (!from_image)
+				t->refused = 1;
 			perlre_free(r.head);
 			buf_release(&d);
 			buf_release(&err);
@@ -475,7 +489,7 @@ void mnt_build_sections(struct maintainers *m)
 			if (type == 'F' || type == 'X')
 				add_fpat(m, j, i);
 			else if (type == 'N' || type == 'K')
-				mnt_add_rpat(m, j, i);
+				mnt_add_rpat(m, j, i, 0);
 		}
 	}
 }

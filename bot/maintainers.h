@@ -38,11 +38,13 @@
  *     in its working directory; routing works from git objects);
  *   - an empty N: or K: never matches (in Perl an empty pattern means
  *     "the last successful one");
- *   - an N: or K: pattern that is not valid Perl, or uses a construct
- *     bot/perlre.h does not translate, never matches and is listed by
+ *   - an N: or K: pattern that is not valid Perl, or that PCRE2 cannot
+ *     read (bot/perlre.h), never matches and is listed by
  *     maintainers_notes() with its line (get_maintainer.pl dies on an
  *     invalid one); an F:/X: pattern Perl would refuse ("[" unclosed)
- *     likewise;
+ *     likewise; so is, from then on, one that gives up on a line (a
+ *     runaway pattern reaching bot/perlre.h's match limit, where Perl
+ *     would run on);
  *   - a list whose address is not an address ("L: Mali DP Maintainers
  *     <malidp@foss.arm.com>" gives the word "Mali", which get_maintainer
  *     prints as an empty line) is left out.
@@ -63,7 +65,8 @@
  *     matches only paths with as many '/' as it has ("drivers/a*" does not
  *     reach "drivers/ab/c.c").  X: patterns, same rules, are tested first:
  *     a path excluded by a section's X: does not select that section.
- *   - N: is a Perl regex (/x) searched anywhere in the path.
+ *   - N: is a Perl regex (/x) searched anywhere in the path (PCRE2,
+ *     bot/perlre.h).
  *   - for each path, its sections come most specific first: a section's
  *     depth is that of its last (in file order) F: or N: line matching
  *     the path: the number of '/' in the pattern, plus one when it does
@@ -73,7 +76,8 @@
  *     order there, which changes from run to run).  Paths are taken in
  *     sorted order, and a section selected again by a later path keeps
  *     its first place.
- *   - K: is a Perl regex (/x) searched in each line of the patch text:
+ *   - K: is a Perl regex (/x) searched in each line of the patch text,
+ *     its newline included (get_maintainer.pl reads lines with <>):
  *     in the lines before the first "--- X"/"+++ X" line (mail headers,
  *     author, subject, message, diffstat) as written, after it as
  *     "^[+-].*" followed by the pattern (so, as in get_maintainer.pl, an
@@ -107,17 +111,19 @@
  * Limits (each an error): MAINTAINERS_MAX_SIZE bytes of file,
  * MAINTAINERS_MAX_LINE bytes a line, MAINTAINERS_MAX_FILES paths and
  * MAINTAINERS_MAX_PATCH bytes of patch text a match, MAINTAINERS_MAX_PATH
- * bytes a path.  N:/K: patterns are bounded by bot/perlre.h.
+ * bytes a path.  N:/K: patterns and their matches are bounded by
+ * bot/perlre.h.
  *
  * Cost (tests/bench/bench-route): parsing the kernel's file (23,000
  * lines, 7,000 F: patterns) takes about 1.5-2 ms of CPU, matching a
  * typical commit 10-50 µs: F: patterns are indexed by their literal
  * leading directory (a path looks up each of its leading directories),
- * and N:/K: regexes are compiled on first use, only when a path or line
- * holds one of their required literals.  Parse once per run per blob;
- * across runs, maintainers_image() keeps the parse (about 1.9 MB for the
- * kernel's file) and maintainers_load() takes it back in about 0.5 ms,
- * using its arrays where they lie.
+ * and N:/K: regexes are run (and JIT-compiled, on first use) only on a
+ * path or line that holds one of their required literals.  Parse once
+ * per run per blob; across runs, maintainers_image() keeps the parse
+ * (about 1.9 MB for the kernel's file) and maintainers_load() takes it
+ * back in about 0.3 ms, using its arrays where they lie (a regex is
+ * compiled on first use).
  */
 
 #include <stddef.h>
@@ -208,8 +214,8 @@ int maintainers_load(const char *key, const void *image, size_t len, struct main
 		     struct buf *err);
 
 /* "NAME:LINE: ..." lines, one per pattern that can never match; "" when
- * all are usable.  Grows when maintainers_match() finds a pattern that
- * glibc refuses (not expected).  Owned by m. */
+ * all are usable.  Grows when maintainers_match() gives a pattern up (a
+ * match limit reached).  Owned by m. */
 const char *maintainers_notes(const struct maintainers *m);
 
 /* Number of sections, and the i-th in file order (for tools and tests). */

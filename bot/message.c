@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "date.h"
 #include "header.h"
@@ -51,7 +52,14 @@ void message_subject(struct buf *out, const char *tree, const char *head_subject
 		buf_add(out, head_subject, (size_t)(colon - head_subject));
 		buf_adds(out, "]  ");
 	}
-	buf_addf(out, "%.10s: %s %s%% %s", head_id, headline, percent, kind);
+	/* "%.10s: %s %s%% %s" */
+	buf_add(out, head_id, strnlen(head_id, 10));
+	buf_adds(out, ": ");
+	buf_adds(out, headline);
+	buf_addc(out, ' ');
+	buf_adds(out, percent);
+	buf_adds(out, "% ");
+	buf_adds(out, kind);
 }
 
 static int check_body(const char *body, size_t len, struct buf *err)
@@ -180,4 +188,83 @@ void message_refs_free(char **refs, size_t nr)
 	for (i = 0; i < nr; i++)
 		free(refs[i]);
 	free(refs);
+}
+
+/* The length of the header field that starts at p (its continuation
+ * lines and final '\n' included) in the header block ending at end. */
+static size_t field_len(const char *p, const char *end)
+{
+	const char *q = p;
+
+	do {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+
+		q = nl ? nl + 1 : end;
+	} while (q < end && (*q == ' ' || *q == '\t'));
+	return (size_t)(q - p);
+}
+
+static int field_is(const char *p, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	return len > n && p[n] == ':' && !strncasecmp(p, name, n);
+}
+
+int message_rethread(struct buf *out, const char *mail, size_t len, const char *in_reply_to,
+		     const char *refs, struct buf *err)
+{
+	const char *p = mail, *end = mail + len, *body;
+	struct buf h = BUF_INIT, o = BUF_INIT;
+	char **ids = NULL;
+	size_t nr = 0, i;
+	int put = 0, ret = -1;
+
+	body = len && mail[0] == '\n' ? mail : NULL;
+	for (i = 0; !body && i + 1 < len; i++)
+		if (mail[i] == '\n' && mail[i + 1] == '\n')
+			body = mail + i + 1;
+	if (!body) {
+		err_set(err, "the stored mail has no end of its header block");
+		goto done;
+	}
+	message_refs_split(refs, &ids, &nr);
+	while (p < body) {
+		size_t n = field_len(p, body);
+		int threading = field_is(p, n, "In-Reply-To") || field_is(p, n, "References");
+
+		/* the new fields where the old ones were, else after Message-ID */
+		if (!put && (threading || field_is(p, n, "MIME-Version"))) {
+			if (in_reply_to) {
+				buf_addf(&h, "<%s>", in_reply_to);
+				if (message_check_id(in_reply_to, err) < 0 ||
+				    header_add(&o, "In-Reply-To", h.data, err) < 0)
+					goto done;
+			}
+			buf_reset(&h);
+			for (i = 0; i < nr; i++) {
+				if (message_check_id(ids[i], err) < 0)
+					goto done;
+				buf_addf(&h, "%s<%s>", i ? " " : "", ids[i]);
+			}
+			if (nr && header_add(&o, "References", h.data, err) < 0)
+				goto done;
+			put = 1;
+		}
+		if (!threading)
+			buf_add(&o, p, n);
+		p += n;
+	}
+	if (!put) {
+		err_set(err, "the stored mail has neither In-Reply-To, References nor MIME-Version");
+		goto done;
+	}
+	buf_add(&o, body, (size_t)(end - body));
+	buf_add(out, o.data, o.len);
+	ret = 0;
+done:
+	message_refs_free(ids, nr);
+	buf_release(&h);
+	buf_release(&o);
+	return ret;
 }

@@ -72,4 +72,16 @@ void message_refs_split(const char *refs, char ***out, size_t *nr);
 /* Frees what message_refs_split() made. */
 void message_refs_free(char **refs, size_t nr);
 
+/*
+ * Appends mail (len bytes, as message_build() made it) with its
+ * In-Reply-To and References fields replaced: in_reply_to (without <>, or
+ * NULL for none) and refs (a References text as perfbot stores it, or
+ * NULL/"" for none), where the old ones were (after Message-ID); every
+ * other byte is kept.  For a mail whose parent never went out
+ * (perfbot-send(1), Order).  -1 with a message, out unchanged, when an id
+ * is refused or the mail has no header block.
+ */
+int message_rethread(struct buf *out, const char *mail, size_t len, const char *in_reply_to,
+		     const char *refs, struct buf *err);
+
 #endif

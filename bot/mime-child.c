@@ -600,19 +600,27 @@ void mime_text_release(struct mime_text *t)
 void mime_find_text(const char *raw, size_t len, const struct mime_options *opts,
 		    struct mime_text *out)
 {
-	struct buf r = BUF_INIT, why = BUF_INIT;
+	struct buf r = BUF_INIT, why = BUF_INIT, copy = BUF_INIT;
 	unsigned timeout = opts && opts->timeout ? opts->timeout : MIME_CHILD_TIMEOUT;
 	char *failed = NULL;
 
 	memset(out, 0, sizeof(*out));
-	if (!(opts && opts->no_boundary_check) && rfc2045_check_boundaries(raw, len, &why)) {
+	/* libetpan reads the copy with the MIME fields' comments blanked
+	 * (the same length, so its offsets are raw's): it reads no comment
+	 * there, and the boundary check must see the parameters as it will */
+	buf_add(&copy, raw, len);
+	rfc2045_blank_comments(copy.data, copy.len);
+	if (!(opts && opts->no_boundary_check) &&
+	    rfc2045_check_boundaries(copy.data, copy.len, &why)) {
 		out->quarantine = buf_detach(&why, NULL);
+		buf_release(&copy);
 		return;
 	}
 	if (opts && opts->no_isolation)
-		parse_to_report(raw, len, &r, 1);
+		parse_to_report(copy.data, copy.len, &r, 1);
 	else
-		failed = run_child(raw, len, timeout, &r);
+		failed = run_child(copy.data, copy.len, timeout, &r);
+	buf_release(&copy);
 	if (!failed && report_read(&r, len, out)) {
 		mime_text_release(out);
 		failed = xstrdup("MIME parser wrote an unreadable report");

@@ -13,8 +13,12 @@
  * well-formed report leaves the message quarantined with the reason.
  * Before that, the boundary parameters of the whole message are checked
  * (rfc2045_check_boundaries()), so the known-bad ones never reach
- * libetpan at all.  The pure half of MIME (fields, transfer decoders) is
- * rfc2045.h.
+ * libetpan at all.  libetpan reads no comment in the MIME fields (it takes
+ * "(c) text/plain" for no Content-Type, "(c) base64" for none), so it is
+ * given a copy of the message with those comments blanked
+ * (rfc2045_blank_comments(): every offset the same), and the boundary
+ * check reads that copy too.  The pure half of MIME (fields, transfer
+ * decoders) is rfc2045.h.
  *
  * The caller owns everything returned; nothing here prints or exits.
  */

@@ -2,7 +2,7 @@
 #define PERFBOT_NOTICE_H
 
 /*
- * The in-thread notice of a fix (issue 15, perfbot.announceFixes): a
+ * The in-thread notice of a fix (perfbot-track(1), perfbot.announceFixes): a
  * reply to the report ("Re: " and its Subject, In-Reply-To the report,
  * References its chain), to the report's recipients, its body the
  * template NAME-fixed (NAME being perfbot.template) when the folders have

@@ -1,868 +1,537 @@
+/*
+ * perlre.c: Perl regular expressions by PCRE2 (perlre.h), and the
+ * literals a pattern requires, read from its plain text.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
-#include <regex.h>
+#include <pcre2.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "percent.h"
 #include "perlre.h"
 #include "xalloc.h"
 #include "banned.h"
 
 struct perlre {
-	struct buf ere;
+	char *pattern;		/* with PERLRE_CHECKED, until compiled */
+	size_t len;
+	unsigned flags;
+	int unicode;		/* Perl's Unicode rules: the pattern has \p or \P */
+	pcre2_code *code;
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+	int jit;		/* 0 not tried, 1 JIT-compiled, -1 not available */
 	char *literals[PERLRE_MAX_LITERALS];	/* lowercase */
 	size_t nr_literals;
-	regex_t compiled;
-	int state;		/* 0 not compiled, 1 compiled, -1 refused */
 };
 
-/*
- * What a node tells about the text it matches: either exactly one string
- * (`exact`, lowercase: "" for anchors), or a set of strings one of which
- * every match contains (`req`), or nothing.
+/* ---- the literals a match requires ----
+ *
+ * A conservative reading of the pattern's text: a run of plain
+ * characters, or a set of them (one from each alternative), that every
+ * match contains.  Anything that would need more than a few lines to read
+ * soundly (escapes with arguments, back references, conditionals, (?x)
+ * turning /x on or off, verbs) gives no set: the filter is then skipped,
+ * never wrong.  The pattern has compiled already: its parentheses and
+ * classes are balanced.
  */
-struct info {
-	int exact;
-	struct buf lit;
-	int has_req;
-	char *req[PERLRE_MAX_LITERALS];
-	size_t nr_req;
+
+struct lits {
+	char *s[PERLRE_MAX_LITERALS];
+	size_t n;
+	int known;
 };
 
-struct parser {
+struct scan {
 	const char *p;
 	size_t len, pos;
-	unsigned flags;
-	int depth;
-	struct buf *ere;
-	struct buf *err;
+	int extended;
+	int bail;		/* no set can be told */
 };
 
-static void info_init(struct info *in)
-{
-	memset(in, 0, sizeof(*in));
-	buf_init(&in->lit);
-}
-
-static void info_clear_req(struct info *in)
+static void lits_clear(struct lits *l)
 {
 	size_t i;
 
-	for (i = 0; i < in->nr_req; i++)
-		free(in->req[i]);
-	in->nr_req = 0;
-	in->has_req = 0;
+	for (i = 0; i < l->n; i++)
+		free(l->s[i]);
+	memset(l, 0, sizeof(*l));
 }
 
-static void info_release(struct info *in)
+/* The worth of a set as a filter: its shortest string's length. */
+static size_t lits_score(const struct lits *l)
 {
-	info_clear_req(in);
-	buf_release(&in->lit);
-	in->exact = 0;
-}
+	size_t i, min = (size_t)-1;
 
-/* The shortest string of a set: how selective it is (0 = not at all). */
-static size_t req_score(char *const *req, size_t n)
-{
-	size_t i, best = (size_t)-1;
-
-	if (!n)
+	if (!l->known || !l->n)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (strlen(req[i]) < best)
-			best = strlen(req[i]);
-	return best;
+	for (i = 0; i < l->n; i++)
+		if (strlen(l->s[i]) < min)
+			min = strlen(l->s[i]);
+	return min;
 }
 
-/* The node's own set: its exact string, or its req. */
-static size_t info_set(const struct info *in, char **out)
+/* Keeps the better of *best and *cand in *best; *cand is emptied. */
+static void lits_offer(struct lits *best, struct lits *cand)
 {
-	size_t i;
-
-	if (in->exact) {
-		if (!in->lit.len)
-			return 0;
-		out[0] = xstrdup(in->lit.data);
-		return 1;
+	if (lits_score(cand) > lits_score(best)) {
+		lits_clear(best);
+		*best = *cand;
+		memset(cand, 0, sizeof(*cand));
+	} else {
+		lits_clear(cand);
 	}
-	if (!in->has_req)
-		return 0;
-	for (i = 0; i < in->nr_req; i++)
-		out[i] = xstrdup(in->req[i]);
-	return in->nr_req;
 }
 
-static void set_free(char **set, size_t n)
+static void run_flush(struct lits *best, struct buf *run)
 {
-	size_t i;
+	struct lits one;
 
-	for (i = 0; i < n; i++)
-		free(set[i]);
-}
-
-/* Keeps the candidate set in best when it is more selective. */
-static void req_offer(struct info *best, char **cand, size_t n)
-{
-	size_t i;
-
-	if (n && req_score(cand, n) > req_score(best->req, best->nr_req)) {
-		info_clear_req(best);
-		for (i = 0; i < n; i++)
-			best->req[i] = cand[i];
-		best->nr_req = n;
-		best->has_req = 1;
+	if (!run->len)
 		return;
-	}
-	set_free(cand, n);
+	memset(&one, 0, sizeof(one));
+	one.known = 1;
+	one.n = 1;
+	one.s[0] = buf_detach(run, NULL);
+	lits_offer(best, &one);
 }
 
-static int fail(struct parser *ps, const char *what)
+static int is_blank(int c)
 {
-	return err_set(ps->err, "%s at offset %zu", what, ps->pos);
+	/* PCRE2_EXTENDED's (and Perl's /x) white space in a byte pattern */
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c == 0x85;
 }
 
-static int at_end(const struct parser *ps)
+/* Past white space and comments, with /x. */
+static void scan_ignorable(struct scan *sc)
 {
-	return ps->pos >= ps->len;
-}
-
-static int peek(const struct parser *ps, size_t ahead)
-{
-	return ps->pos + ahead < ps->len ? (unsigned char)ps->p[ps->pos + ahead] : -1;
-}
-
-/* /x: white space is ignored and '#' comments to the end. */
-static void skip_extended(struct parser *ps)
-{
-	if (!(ps->flags & PERLRE_EXTENDED))
-		return;
-	while (!at_end(ps)) {
-		int c = peek(ps, 0);
-
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-			ps->pos++;
-		} else if (c == '#') {
-			ps->pos = ps->len;
+	while (sc->extended && sc->pos < sc->len) {
+		if (is_blank((unsigned char)sc->p[sc->pos])) {
+			sc->pos++;
+		} else if (sc->p[sc->pos] == '#') {
+			while (sc->pos < sc->len && sc->p[sc->pos] != '\n')
+				sc->pos++;
 		} else {
 			break;
 		}
 	}
 }
 
-/* Character sets: one bit per byte value; NUL never matches. */
-struct set {
-	unsigned char bit[32];
-};
-
-static void set_add(struct set *s, int c)
+/* A quantifier at sc->pos (taken), making the atom before it optional
+ * or repeated: 1, else 0. */
+static int scan_quantifier(struct scan *sc)
 {
-	if (c > 0 && c < 256)
-		s->bit[c >> 3] |= (unsigned char)(1u << (c & 7));
-}
+	size_t q;
 
-static int set_has(const struct set *s, int c)
-{
-	return c > 0 && c < 256 && (s->bit[c >> 3] & (1u << (c & 7)));
-}
-
-static void set_add_range(struct set *s, int lo, int hi)
-{
-	int c;
-
-	for (c = lo; c <= hi; c++)
-		set_add(s, c);
-}
-
-static void set_merge(struct set *s, const struct set *o, int negate)
-{
-	int c;
-
-	for (c = 1; c < 256; c++)
-		if (set_has(o, c) != negate)
-			set_add(s, c);
-}
-
-/* Perl's ASCII \d \w \s, and the POSIX names. */
-static int set_named(struct set *s, int letter)
-{
-	struct set t;
-
-	memset(&t, 0, sizeof(t));
-	switch (tolower(letter)) {
-	case 'd':
-		set_add_range(&t, '0', '9');
-		break;
-	case 'w':
-		set_add_range(&t, '0', '9');
-		set_add_range(&t, 'A', 'Z');
-		set_add_range(&t, 'a', 'z');
-		set_add(&t, '_');
-		break;
-	case 's':
-		set_add(&t, ' ');
-		set_add_range(&t, '\t', '\r');	/* \t \n \v \f \r */
-		break;
-	default:
-		return -1;
-	}
-	set_merge(s, &t, isupper(letter) != 0);
-	return 0;
-}
-
-static int set_posix(struct set *s, const char *name, size_t n, int negate)
-{
-	static const struct {
-		const char *name;
-		int (*is)(int);
-	} classes[] = {
-		{ "alpha", isalpha }, { "digit", isdigit }, { "alnum", isalnum }, { "upper", isupper },
-		{ "lower", islower }, { "space", isspace }, { "punct", ispunct }, { "print", isprint },
-		{ "graph", isgraph }, { "cntrl", iscntrl }, { "xdigit", isxdigit }, { "blank", isblank },
-	};
-	struct set t;
-	size_t i;
-	int c;
-
-	memset(&t, 0, sizeof(t));
-	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {
-		if (strlen(classes[i].name) != n || memcmp(classes[i].name, name, n))
-			continue;
-		for (c = 1; c < 128; c++)	/* ASCII: the C locale */
-			if (classes[i].is(c))
-				set_add(&t, c);
-		set_merge(s, &t, negate);
+	scan_ignorable(sc);
+	if (sc->pos >= sc->len)
 		return 0;
-	}
-	if (n == 4 && !memcmp(name, "word", 4)) {
-		set_named(&t, 'w');
-		set_merge(s, &t, negate);
-		return 0;
-	}
-	return -1;
-}
-
-static void set_fold(struct set *s)
-{
-	int c;
-
-	for (c = 'a'; c <= 'z'; c++) {
-		if (set_has(s, c) || set_has(s, toupper(c))) {
-			set_add(s, c);
-			set_add(s, toupper(c));
-		}
-	}
-}
-
-/*
- * Writes a set as a POSIX bracket expression: ']' first, '[' '^' '-' at
- * the end, runs of digits and letters as ranges, so that no member can be
- * read as a range, a class name or a negation.
- */
-static void set_emit(struct buf *ere, const struct set *given, int negate)
-{
-	size_t start = ere->len;
-	struct set flipped;
-	const struct set *s = given;
-	int c, count = 0, spaces;
-
-	/* \D, \W, [[:^digit:]]...: the shorter side, with the other sign */
-	for (c = 1; c < 256; c++)
-		count += set_has(given, c) != 0;
-	if (count > 127) {
-		memset(&flipped, 0, sizeof(flipped));
-		set_merge(&flipped, given, 1);
-		s = &flipped;
-		negate = !negate;
-		if (count == 255) {
-			/* [\s\S]: every character (the subjects hold no NUL) */
-			buf_addc(ere, '.');
-			return;
-		}
-	}
-
-	buf_adds(ere, negate ? "[^" : "[");
-	if (set_has(s, ']'))
-		buf_addc(ere, ']');
-	spaces = set_has(s, ' ');
-	for (c = '\t'; c <= '\r'; c++)
-		spaces &= set_has(s, c) != 0;
-	if (spaces)
-		buf_adds(ere, "[:space:]");	/* \s: no raw control characters */
-	for (c = 1; c < 256; c++) {
-		int end;
-
-		if (c == ']' || c == '[' || c == '^' || c == '-' || !set_has(s, c))
-			continue;
-		if (spaces && (c == ' ' || (c >= '\t' && c <= '\r')))
-			continue;
-		end = c;
-		if (isalnum(c)) {
-			while (end + 1 < 256 && set_has(s, end + 1) && isalnum(end + 1) &&
-			       !isdigit(end + 1) == !isdigit(c) && !isupper(end + 1) == !isupper(c))
-				end++;
-		}
-		if (end - c >= 2) {
-			buf_addf(ere, "%c-%c", c, end);
-			c = end;
-		} else {
-			buf_addc(ere, (char)c);
-		}
-	}
-	if (set_has(s, '['))
-		buf_addc(ere, '[');
-	if (set_has(s, '^')) {
-		if (!negate && ere->len == start + 1) {
-			/* only '^' and maybe '-': a leading '^' would negate */
-			buf_truncate(ere, start);
-			buf_adds(ere, set_has(s, '-') ? "[-^]" : "\\^");
-			return;
-		}
-		buf_addc(ere, '^');
-	}
-	if (set_has(s, '-'))
-		buf_addc(ere, '-');
-	buf_addc(ere, ']');
-}
-
-/* The one character a set stands for, ignoring ASCII case; -1 if more. */
-static int set_single(const struct set *s)
-{
-	int c, found = -1;
-
-	for (c = 1; c < 256; c++) {
-		int l;
-
-		if (!set_has(s, c))
-			continue;
-		l = tolower(c);
-		if (found >= 0 && found != l)
-			return -1;
-		found = l;
-	}
-	return found;
-}
-
-static void emit_literal(struct parser *ps, int c, int ci)
-{
-	if (ci && isalpha(c)) {
-		buf_addf(ps->ere, "[%c%c]", tolower(c), toupper(c));
-	} else if (c == '\\') {
-		buf_adds(ps->ere, "[\\]");
-	} else if (strchr(".[()*+?{|^$", c)) {
-		buf_addc(ps->ere, '\\');
-		buf_addc(ps->ere, (char)c);
+	if (strchr("*+?", sc->p[sc->pos])) {
+		sc->pos++;
+	} else if (sc->p[sc->pos] == '{') {
+		/* {n} {n,} {n,m} {,m}, blanks allowed inside; any other '{'
+		 * is not a quantifier (and stops the scan as an atom) */
+		for (q = sc->pos + 1; q < sc->len && (isdigit((unsigned char)sc->p[q]) ||
+						      sc->p[q] == ',' || sc->p[q] == ' ' || sc->p[q] == '\t'); q++)
+			;
+		if (q >= sc->len || sc->p[q] != '}')
+			return 0;
+		sc->pos = q + 1;
 	} else {
-		buf_addc(ps->ere, (char)c);
-	}
-}
-
-
-/*
- * A character escape after '\' (the backslash already read): its byte
- * value, or -1 after an error.  `\b` means backspace here (classes only
- * call it for that).
- */
-static int escape_char(struct parser *ps)
-{
-	int c = peek(ps, 0), v;
-	static const char from[] = "tnrfeab", to[] = "\t\n\r\f\033\a\b";
-	const char *k;
-
-	if (c < 0)
-		return fail(ps, "trailing backslash");
-	if (c == 'x') {
-		int h1 = percent_hex(peek(ps, 1)), h2 = percent_hex(peek(ps, 2));
-
-		if (h1 < 0)
-			return fail(ps, "unsupported \\x form (only \\xHH)");
-		v = h2 < 0 ? h1 : h1 * 16 + h2;
-		ps->pos += h2 < 0 ? 2 : 3;
-		if (!v)
-			return fail(ps, "NUL character");
-		return v;
-	}
-	if (c != 0 && (k = strchr(from, c)) != NULL) {
-		ps->pos++;
-		return (unsigned char)to[k - from];
-	}
-	if (isalnum(c)) {
-		struct buf what = BUF_INIT;
-		int r;
-
-		buf_addf(&what, "unsupported escape \\%c", c);
-		r = fail(ps, what.data);
-		buf_release(&what);
-		return r;
-	}
-	ps->pos++;
-	return c;
-}
-
-/* One element of a class: a character (returned), or a named set added
- * to s (returns 256), or -1 on error. */
-static int class_element(struct parser *ps, struct set *s)
-{
-	int c = peek(ps, 0);
-
-	if (c == '[' && peek(ps, 1) == ':') {
-		size_t i, name = ps->pos + 2;
-		int negate = 0;
-
-		if (name < ps->len && ps->p[name] == '^') {
-			negate = 1;
-			name++;
-		}
-		for (i = name; i + 1 < ps->len; i++) {
-			if (ps->p[i] == ':' && ps->p[i + 1] == ']') {
-				if (set_posix(s, ps->p + name, i - name, negate) < 0)
-					return fail(ps, "unknown [:class:] name");
-				ps->pos = i + 2;
-				return 256;
-			}
-			if (!isalpha((unsigned char)ps->p[i]))
-				break;
-		}
-		ps->pos++;
-		return '[';
-	}
-	if (c == '\\') {
-		int e = peek(ps, 1);
-
-		ps->pos++;
-		if (e > 0 && strchr("dwsDWS", e)) {
-			set_named(s, e);
-			ps->pos++;
-			return 256;
-		}
-		return escape_char(ps);
-	}
-	ps->pos++;
-	return c;
-}
-
-static int parse_class(struct parser *ps, int ci, struct info *in)
-{
-	struct set s;
-	int negate = 0, first = 1, single;
-
-	memset(&s, 0, sizeof(s));
-	ps->pos++;	/* '[' */
-	if (peek(ps, 0) == '^') {
-		negate = 1;
-		ps->pos++;
-	}
-	for (;;) {
-		int lo, hi;
-
-		if (at_end(ps))
-			return fail(ps, "unterminated [ class");
-		if (peek(ps, 0) == ']' && !first) {
-			ps->pos++;
-			break;
-		}
-		first = 0;
-		lo = class_element(ps, &s);
-		if (lo < 0)
-			return -1;
-		if (lo == 256)
-			continue;
-		if (peek(ps, 0) == '-' && peek(ps, 1) >= 0 && peek(ps, 1) != ']') {
-			ps->pos++;
-			hi = class_element(ps, &s);
-			if (hi < 0)
-				return -1;
-			if (hi == 256) {
-				/* Perl: a range to a named set is the two ends and '-' */
-				set_add(&s, lo);
-				set_add(&s, '-');
-				continue;
-			}
-			if (hi < lo)
-				return fail(ps, "invalid range in [ class");
-			set_add_range(&s, lo, hi);
-			continue;
-		}
-		set_add(&s, lo);
-	}
-	if (ci)
-		set_fold(&s);
-	single = set_single(&s);
-	if (single < 0) {
-		int c, count = 0;
-
-		for (c = 1; c < 256; c++)
-			count += set_has(&s, c) != 0;
-		if ((!negate && !count) || (negate && count == 255))
-			return fail(ps, "[ class that matches nothing");
-	}
-	set_emit(ps->ere, &s, negate);
-	if (!negate && single >= 0) {
-		in->exact = 1;
-		buf_addc(&in->lit, (char)single);
-	}
-	return 0;
-}
-
-static int parse_alt(struct parser *ps, int ci, struct info *out);
-
-/* After '(' : a group, or an inline flag group (returns 1, emits
- * nothing and sets *ci), or a comment (returns 1). */
-static int parse_group(struct parser *ps, int *ci, struct info *in)
-{
-	int inner = *ci;
-
-	ps->pos++;	/* '(' */
-	if (peek(ps, 0) == '?') {
-		int on = 1, seen = 0, c;
-
-		ps->pos++;
-		if (peek(ps, 0) == '#') {
-			while (!at_end(ps) && peek(ps, 0) != ')')
-				ps->pos++;
-			if (at_end(ps))
-				return fail(ps, "unterminated (?# comment");
-			ps->pos++;
-			return 1;
-		}
-		for (;;) {
-			c = peek(ps, 0);
-			if (c == 'i') {
-				inner = on;
-				seen = 1;
-			} else if (c == '-' && on) {
-				on = 0;
-			} else if (c == ':' || c == ')') {
-				break;
-			} else {
-				return fail(ps, c == '=' || c == '!' || c == '<' ?
-					    "unsupported look-around or named group" :
-					    "unsupported (? group or flag (only (?:, (?i) and (?i: are)");
-			}
-			ps->pos++;
-		}
-		if (c == ')') {
-			if (!seen && on)
-				return fail(ps, "empty (?) flag group");
-			ps->pos++;
-			*ci = inner;
-			return 1;
-		}
-		ps->pos++;	/* ':' */
-	}
-	if (++ps->depth > PERLRE_MAX_DEPTH)
-		return fail(ps, "groups nested too deep");
-	buf_addc(ps->ere, '(');
-	if (parse_alt(ps, inner, in) < 0)
-		return -1;
-	if (peek(ps, 0) != ')')
-		return fail(ps, "unmatched (");
-	ps->pos++;
-	buf_addc(ps->ere, ')');
-	ps->depth--;
-	return 0;
-}
-
-/*
- * One atom.  0 and *zero_width set for anchors; 1 for an atom that
- * matches nothing at all (an inline flag or a comment group).
- */
-static int parse_atom(struct parser *ps, int *ci, struct info *in, int *zero_width)
-{
-	int c = peek(ps, 0), v;
-
-	*zero_width = 0;
-	switch (c) {
-	case '(':
-		return parse_group(ps, ci, in);
-	case '[':
-		return parse_class(ps, *ci, in);
-	case '.':
-		ps->pos++;
-		buf_addc(ps->ere, '.');
-		return 0;
-	case '^':
-	case '$':
-		ps->pos++;
-		buf_addc(ps->ere, (char)c);
-		in->exact = 1;
-		*zero_width = 1;
-		return 0;
-	case '*':
-	case '+':
-	case '?':
-		return fail(ps, "quantifier follows nothing");
-	case '{':
-		return fail(ps, "unescaped '{' (write \\{)");
-	case '\\':
-		ps->pos++;
-		v = peek(ps, 0);
-		if (v == 'b' || v == 'B') {
-			ps->pos++;
-			buf_addc(ps->ere, '\\');
-			buf_addc(ps->ere, (char)v);
-			in->exact = 1;
-			*zero_width = 1;
-			return 0;
-		}
-		if (v > 0 && strchr("dwsDWS", v)) {
-			struct set s;
-
-			memset(&s, 0, sizeof(s));
-			set_named(&s, v);
-			ps->pos++;
-			set_emit(ps->ere, &s, 0);
-			return 0;
-		}
-		v = escape_char(ps);
-		if (v < 0)
-			return -1;
-		emit_literal(ps, v, *ci);
-		in->exact = 1;
-		buf_addc(&in->lit, (char)tolower(v));
-		return 0;
-	default:
-		ps->pos++;
-		emit_literal(ps, c, *ci);
-		in->exact = 1;
-		buf_addc(&in->lit, (char)tolower(c));
 		return 0;
 	}
-}
-
-static int read_number(struct parser *ps, size_t *at, long *out)
-{
-	long n = 0;
-	size_t i = *at;
-
-	if (i >= ps->len || !isdigit((unsigned char)ps->p[i]))
-		return 0;
-	while (i < ps->len && isdigit((unsigned char)ps->p[i])) {
-		n = n * 10 + (ps->p[i] - '0');
-		if (n > 100000)
-			n = 100000;
-		i++;
-	}
-	*at = i;
-	*out = n;
+	if (sc->pos < sc->len && (sc->p[sc->pos] == '?' || sc->p[sc->pos] == '+'))
+		sc->pos++;	/* lazy or possessive */
 	return 1;
 }
 
-/*
- * A quantifier at the parser's position: 1 with min/max (max -1 for no
- * bound), 0 when there is none, -1 on error.
- */
-static int parse_quantifier(struct parser *ps, long *min, long *max)
-{
-	int c = peek(ps, 0);
-	size_t i;
-	long a = 0, b = -1;
-	int has_a, has_b;
+static void scan_alt(struct scan *sc, struct lits *out);
 
-	if (c == '*' || c == '+' || c == '?') {
-		*min = c == '+';
-		*max = c == '?' ? 1 : -1;
-		ps->pos++;
+/* Past a bracket class; sc->pos is at its '['. */
+static void scan_class(struct scan *sc)
+{
+	size_t i = sc->pos + 1;
+
+	if (i < sc->len && sc->p[i] == '^')
+		i++;
+	if (i < sc->len && sc->p[i] == ']')
+		i++;
+	while (i < sc->len && sc->p[i] != ']') {
+		if (sc->p[i] == '\\') {
+			i += 2;
+		} else if (sc->p[i] == '[' && i + 1 < sc->len && strchr(":.=", sc->p[i + 1])) {
+			const char end[3] = { sc->p[i + 1], ']', 0 };
+			const char *e = i + 2 < sc->len ? memmem(sc->p + i + 2, sc->len - i - 2, end, 2) : NULL;
+
+			i = e ? (size_t)(e - sc->p) + 2 : sc->len;
+		} else {
+			i++;
+		}
+	}
+	if (i >= sc->len)
+		sc->bail = 1;
+	sc->pos = i + 1;
+}
+
+/* A group; sc->pos is at its '('.  *grp gets what it requires when a
+ * match of the pattern must match the group (not a look-around).
+ * Returns 0, or 1 when it was only flags or a comment (no atom). */
+static int scan_group(struct scan *sc, struct lits *grp)
+{
+	const char *p = sc->p;
+	size_t i = sc->pos + 1;
+	int opaque = 0;
+
+	if (i < sc->len && p[i] == '*') {
+		sc->bail = 1;	/* a verb, or an alpha assertion */
 		return 1;
 	}
-	if (c != '{')
-		return 0;
-	i = ps->pos + 1;
-	has_a = read_number(ps, &i, &a);
-	if (i < ps->len && ps->p[i] == '}') {
-		if (!has_a)
-			return fail(ps, "unescaped '{' (write \\{)");
-		b = a;
-	} else if (i < ps->len && ps->p[i] == ',') {
+	if (i < sc->len && p[i] == '?') {
 		i++;
-		has_b = read_number(ps, &i, &b);
-		if (!has_a && !has_b)
-			return fail(ps, "unescaped '{' (write \\{)");
-		if (!has_b)
-			b = -1;
-		if (i >= ps->len || ps->p[i] != '}')
-			return fail(ps, "unescaped '{' (write \\{)");
-	} else {
-		return fail(ps, "unescaped '{' (write \\{)");
+		if (i < sc->len && p[i] == '#') {
+			const char *e = memchr(p + i, ')', sc->len - i);
+
+			sc->pos = e ? (size_t)(e - p) + 1 : sc->len;
+			return 1;
+		}
+		if (i < sc->len && (p[i] == '=' || p[i] == '!' || p[i] == '>' || p[i] == '|')) {
+			opaque = 1;
+			i++;
+		} else if (i + 1 < sc->len && p[i] == '<' && (p[i + 1] == '=' || p[i + 1] == '!')) {
+			opaque = 1;
+			i += 2;
+		} else {
+			size_t f = i;
+
+			/* Perl's flags; (?R), (?P<n>...) and the like are not */
+			while (i < sc->len && p[i] && strchr("imnspadlux-^", p[i]))
+				i++;
+			if (memchr(p + f, 'x', i - f) || memchr(p + f, '^', i - f) || i >= sc->len ||
+			    (p[i] != ':' && p[i] != ')')) {
+				sc->bail = 1;	/* /x switched, or a construct not read here */
+				return 1;
+			}
+			if (p[i++] == ')') {
+				sc->pos = i;
+				return 1;	/* (?i) and the like: case is ignored anyway */
+			}
+		}
 	}
-	if (a > PERLRE_MAX_REPEAT || b > PERLRE_MAX_REPEAT)
-		return fail(ps, "repetition count too large");
-	if (b >= 0 && b < a)
-		return fail(ps, "{n,m} with m < n");
-	ps->pos = i + 1;
-	*min = a;
-	*max = b;
-	return 1;
+	sc->pos = i;
+	scan_alt(sc, grp);
+	if (sc->pos >= sc->len || p[sc->pos] != ')')
+		sc->bail = 1;
+	sc->pos++;
+	if (opaque)
+		lits_clear(grp);
+	return 0;
 }
 
-static void emit_quantifier(struct buf *ere, long min, long max)
-{
-	if (min == 0 && max == -1)
-		buf_addc(ere, '*');
-	else if (min == 1 && max == -1)
-		buf_addc(ere, '+');
-	else if (min == 0 && max == 1)
-		buf_addc(ere, '?');
-	else if (max == -1)
-		buf_addf(ere, "{%ld,}", min);
-	else if (min == max)
-		buf_addf(ere, "{%ld}", min);
-	else
-		buf_addf(ere, "{%ld,%ld}", min, max);
-}
-
-/* A sequence of quantified atoms, up to '|' or ')' or the end. */
-static int parse_seq(struct parser *ps, int *ci, struct info *out)
+/* One alternative, up to '|', ')' or the end. */
+static void scan_seq(struct scan *sc, struct lits *best)
 {
 	struct buf run = BUF_INIT;
-	int all_exact = 1, r = -1;
 
+	memset(best, 0, sizeof(*best));
 	for (;;) {
-		struct info a;
-		int zero_width, kind, q;
-		long min = 1, max = 1;
-		char *set[PERLRE_MAX_LITERALS];
-		size_t n;
+		struct lits grp;
+		int c, lit = -1;
 
-		skip_extended(ps);
-		if (at_end(ps) || peek(ps, 0) == '|' || peek(ps, 0) == ')')
+		memset(&grp, 0, sizeof(grp));
+		scan_ignorable(sc);
+		if (sc->bail || sc->pos >= sc->len || sc->p[sc->pos] == '|' || sc->p[sc->pos] == ')')
 			break;
-		info_init(&a);
-		kind = parse_atom(ps, ci, &a, &zero_width);
-		if (kind < 0) {
-			info_release(&a);
-			goto out;
-		}
-		skip_extended(ps);
-		q = parse_quantifier(ps, &min, &max);
-		if (q < 0) {
-			info_release(&a);
-			goto out;
-		}
-		if (q) {
-			int next;
+		c = (unsigned char)sc->p[sc->pos];
+		if (c == '\\') {
+			int e = sc->pos + 1 < sc->len ? (unsigned char)sc->p[sc->pos + 1] : 0;
 
-			if (kind == 1 || zero_width) {
-				info_release(&a);
-				fail(ps, "quantifier follows nothing");
-				goto out;
-			}
-			if (peek(ps, 0) == '+') {
-				info_release(&a);
-				fail(ps, "unsupported possessive quantifier");
-				goto out;
-			}
-			if (peek(ps, 0) == '?')
-				ps->pos++;	/* lazy: the same matches exist */
-			skip_extended(ps);
-			next = peek(ps, 0);
-			if (next == '*' || next == '+' || next == '?' ||
-			    (next == '{' && isdigit(peek(ps, 1)))) {
-				info_release(&a);
-				fail(ps, "nested quantifiers");
-				goto out;
-			}
-			emit_quantifier(ps->ere, min, max);
-			if (!(min == 1 && max == 1)) {
-				n = min >= 1 ? info_set(&a, set) : 0;
-				info_release(&a);
-				info_init(&a);
-				for (size_t i = 0; i < n; i++)
-					a.req[i] = set[i];
-				a.nr_req = n;
-				a.has_req = n > 0;
-			}
+			sc->pos += 2;
+			if (!e || (e == 'N' && sc->pos < sc->len && sc->p[sc->pos] == '{'))
+				sc->bail = 1;
+			else if (!isalnum(e))
+				lit = e;
+			else if (!strchr("bBAzZGKwWdDsShHvVRNXtnrfae", e))
+				sc->bail = 1;	/* an escape with an argument, a back reference... */
+		} else if (c == '[') {
+			scan_class(sc);
+		} else if (c == '(') {
+			if (scan_group(sc, &grp))
+				continue;
+		} else if (c == '*' || c == '+' || c == '?' || c == '{') {
+			sc->bail = 1;
+		} else {
+			sc->pos++;
+			if (c != '.' && c != '^' && c != '$')
+				lit = c;
 		}
-		if (kind == 1) {
-			info_release(&a);
+		if (sc->bail) {
+			lits_clear(&grp);
+			break;
+		}
+		if (scan_quantifier(sc)) {
+			/* optional, perhaps: it requires nothing */
+			lits_clear(&grp);
+			run_flush(best, &run);
 			continue;
 		}
-		if (a.exact) {
-			buf_add(&run, a.lit.data, a.lit.len);
+		if (lit >= 0) {
+			buf_addc(&run, (char)tolower(lit));
 		} else {
-			all_exact = 0;
-			if (run.len) {
-				set[0] = buf_detach(&run, NULL);
-				req_offer(out, set, 1);
-			}
-			n = info_set(&a, set);
-			req_offer(out, set, n);
+			run_flush(best, &run);
+			lits_offer(best, &grp);
 		}
-		info_release(&a);
 	}
-	if (all_exact) {
-		out->exact = 1;
-		buf_add(&out->lit, run.data, run.len);
-	}
-	if (run.len) {
-		char *set[1];
-
-		set[0] = buf_detach(&run, NULL);
-		req_offer(out, set, 1);
-	}
-	r = 0;
-out:
+	run_flush(best, &run);
 	buf_release(&run);
-	return r;
 }
 
-static int parse_alt(struct parser *ps, int ci, struct info *out)
+static void scan_alt(struct scan *sc, struct lits *out)
 {
-	int local_ci = ci, branches = 0, usable = 1;
-	char *uni[PERLRE_MAX_LITERALS];
-	size_t nu = 0, i;
-
+	memset(out, 0, sizeof(*out));
+	out->known = 1;
 	for (;;) {
-		struct info b;
-		char *set[PERLRE_MAX_LITERALS];
-		size_t n, j;
+		struct lits seq;
+		size_t i;
 
-		info_init(&b);
-		if (parse_seq(ps, &local_ci, &b) < 0) {
-			info_release(&b);
-			set_free(uni, nu);
-			return -1;
+		scan_seq(sc, &seq);
+		if (!lits_score(&seq) || out->n + seq.n > PERLRE_MAX_LITERALS)
+			out->known = 0;
+		for (i = 0; out->known && i < seq.n; i++) {
+			out->s[out->n++] = seq.s[i];
+			seq.s[i] = NULL;
 		}
-		if (!branches) {
-			/* one branch so far: the group is what it is */
-			out->exact = b.exact;
-			buf_add(&out->lit, b.lit.data, b.lit.len);
-		}
-		n = info_set(&b, set);
-		if (!n)
-			usable = 0;
-		for (j = 0; j < n; j++) {
-			size_t k;
-
-			for (k = 0; k < nu && strcmp(uni[k], set[j]); k++)
-				;
-			if (k < nu || !usable) {
-				free(set[j]);
-			} else if (nu == PERLRE_MAX_LITERALS) {
-				usable = 0;
-				free(set[j]);
-			} else {
-				uni[nu++] = set[j];
-			}
-		}
-		info_release(&b);
-		branches++;
-		if (peek(ps, 0) != '|')
+		lits_clear(&seq);
+		if (sc->bail || sc->pos >= sc->len || sc->p[sc->pos] != '|')
 			break;
-		ps->pos++;
-		buf_addc(ps->ere, '|');
+		sc->pos++;
 	}
-	if (branches > 1) {
-		out->exact = 0;
-		buf_reset(&out->lit);
+	if (!out->known)
+		lits_clear(out);
+}
+
+static void find_literals(struct perlre *re)
+{
+	struct scan sc;
+	struct lits top;
+	size_t i;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.p = re->pattern;
+	sc.len = re->len;
+	sc.extended = !!(re->flags & PERLRE_EXTENDED);
+	scan_alt(&sc, &top);
+	if (sc.bail || sc.pos != sc.len)
+		lits_clear(&top);
+	for (i = 0; i < top.n; i++)
+		re->literals[i] = top.s[i];
+	re->nr_literals = top.n;
+}
+
+/* ---- Perl's reading where PCRE2 10.42's differs ---- */
+
+static void skip_blanks(const char *p, size_t len, size_t *i, int *blank)
+{
+	while (*i < len && (p[*i] == ' ' || p[*i] == '\t')) {
+		++*i;
+		*blank = 1;
 	}
-	info_clear_req(out);
-	if (usable && nu) {
-		for (i = 0; i < nu; i++)
-			out->req[i] = uni[i];
-		out->nr_req = nu;
-		out->has_req = 1;
-	} else {
-		set_free(uni, nu);
+}
+
+/* {n} {n,} {n,m} {,m} with blanks inside, at p (its '{'): the length up
+ * to its '}', the quantifier appended as PCRE2 reads it; else 0. */
+static size_t perl_braces(const char *p, size_t len, struct buf *out)
+{
+	size_t i = 1, lo, lo_end, hi = 0, hi_end = 0;
+	int comma = 0, blank = 0;
+
+	skip_blanks(p, len, &i, &blank);
+	for (lo = i; i < len && isdigit((unsigned char)p[i]); i++)
+		;
+	lo_end = i;
+	skip_blanks(p, len, &i, &blank);
+	if (i < len && p[i] == ',') {
+		comma = 1;
+		i++;
+		skip_blanks(p, len, &i, &blank);
+		for (hi = i; i < len && isdigit((unsigned char)p[i]); i++)
+			;
+		hi_end = i;
+		skip_blanks(p, len, &i, &blank);
+	}
+	if (i >= len || p[i] != '}' || (lo == lo_end && hi == hi_end) || (!blank && lo < lo_end))
+		return 0;	/* not a quantifier, or one PCRE2 reads as Perl does */
+	buf_addc(out, '{');
+	if (lo == lo_end)
+		buf_addc(out, '0');
+	buf_add(out, p + lo, lo_end - lo);
+	if (comma) {
+		buf_addc(out, ',');
+		buf_add(out, p + hi, hi_end - hi);
+	}
+	buf_addc(out, '}');
+	return i + 1;
+}
+
+/* An escape pair at p (its '\'): one Perl's regexes do not know ("\y",
+ * "\Q", "\L"...) is the letter. */
+static void perl_escape(const char *p, struct buf *out)
+{
+	if (!strchr("ijlmquyEFIJLMOQTUY", p[1]))
+		buf_addc(out, '\\');
+	buf_addc(out, p[1]);
+}
+
+/* A class's item at p that stands for a set: "\d", "\p{..}", "[:name:]". */
+static int class_set_at(const char *p, size_t len)
+{
+	return len >= 2 && ((p[0] == '\\' && strchr("dDwWsShHvVpP", p[1])) || (p[0] == '[' && p[1] == ':'));
+}
+
+/*
+ * The pattern as PCRE2 must read it to mean what it means to Perl 5.36:
+ *   - an escape Perl's regexes do not know is the letter: "\y", and
+ *     "\Q", "\E", "\L"..., which are string interpolation, done before a
+ *     pattern taken from a variable reaches the regex compiler (PCRE2
+ *     would quote, or refuse);
+ *   - in a class, a '-' next to a set ("[\d-z]", "[a-\w]") is itself
+ *     (PCRE2 refuses the range);
+ *   - a quantifier may have blanks inside its braces, and "{,m}" is
+ *     "{0,m}" (Perl 5.34); PCRE2 10.42 reads both as literal text (and
+ *     refuses "\x{ 41 }", which this makes "\x{41}").
+ * Everything else is passed as it is.  Returns 1 when the pattern has a
+ * \p or \P: Perl then matches it by Unicode's rules (as /u), in which
+ * byte 0xE9 is é, a letter for \w and [[:alpha:]] too.
+ */
+static int perl_fixup(const char *p, size_t len, struct buf *out)
+{
+	size_t i = 0, n;
+	int unicode = 0;
+
+	while (i < len) {
+		if (p[i] == '\\' && i + 1 < len) {
+			unicode |= p[i + 1] == 'p' || p[i + 1] == 'P';
+			perl_escape(p + i, out);
+			i += 2;
+		} else if (p[i] == '[') {
+			/* a class: [^]...], []...], [:name:] inside */
+			int set = 0;
+
+			buf_addc(out, p[i++]);
+			if (i < len && p[i] == '^')
+				buf_addc(out, p[i++]);
+			if (i < len && p[i] == ']')
+				buf_addc(out, p[i++]);
+			while (i < len && p[i] != ']') {
+				const char *e;
+				int was_set = set;
+
+				set = class_set_at(p + i, len - i);
+				if (p[i] == '\\' && i + 1 < len) {
+					unicode |= p[i + 1] == 'p' || p[i + 1] == 'P';
+					perl_escape(p + i, out);
+					i += 2;
+				} else if (p[i] == '[' && i + 2 < len && p[i + 1] == ':' &&
+					   (e = memmem(p + i + 2, len - i - 2, ":]", 2)) != NULL) {
+					buf_add(out, p + i, (size_t)(e + 2 - (p + i)));
+					i = (size_t)(e + 2 - p);
+				} else if (p[i] == '-' && i + 1 < len && p[i + 1] != ']' &&
+					   (was_set || class_set_at(p + i + 1, len - i - 1))) {
+					buf_adds(out, "\\-");
+					i++;
+				} else {
+					buf_addc(out, p[i++]);
+				}
+			}
+		} else if (p[i] == '{' && (n = perl_braces(p + i, len - i, out)) > 0) {
+			i += n;
+		} else {
+			buf_addc(out, p[i++]);
+		}
+	}
+	return unicode;
+}
+
+/* ---- PCRE2 ---- */
+
+/* PCRE2's memory comes from xmalloc(): out of memory is handled in one
+ * place, as everywhere else.  A match's memory is bounded by
+ * PERLRE_MATCH_HEAP_KIB. */
+static void *pcre2_xmalloc(size_t n, void *data)
+{
+	(void)data;
+	return xmalloc(n ? n : 1);
+}
+
+static void pcre2_xfree(void *p, void *data)
+{
+	(void)data;
+	free(p);
+}
+
+/* Made once, read only after: shared by every pattern and thread. */
+static pcre2_general_context *general;
+static pcre2_compile_context *compile;
+static pthread_once_t contexts_once = PTHREAD_ONCE_INIT;
+
+static void contexts_make(void)
+{
+	general = pcre2_general_context_create(pcre2_xmalloc, pcre2_xfree, NULL);
+	compile = pcre2_compile_context_create(general);
+	/* Perl's meanings, whatever this PCRE2 was built with */
+	pcre2_set_newline(compile, PCRE2_NEWLINE_LF);
+	pcre2_set_bsr(compile, PCRE2_BSR_UNICODE);
+	pcre2_set_max_pattern_length(compile, PERLRE_MAX_PATTERN);
+}
+
+/* A PCRE2-only option at the start of a pattern, "(*UTF)", "(*CRLF)",
+ * "(*LIMIT_MATCH=9)": Perl knows none of them (its own verbs, "(*FAIL)",
+ * "(*PRUNE)"... are fine). */
+static int pcre2_only_start(const char *p, size_t len)
+{
+	static const char *const perl[] = { "PRUNE", "SKIP", "MARK", "THEN", "COMMIT", "FAIL", "F", "ACCEPT" };
+	size_t i = 2, k;
+
+	if (len < 3 || p[0] != '(' || p[1] != '*')
+		return 0;
+	while (i < len && (isupper((unsigned char)p[i]) || isdigit((unsigned char)p[i]) || p[i] == '_'))
+		i++;
+	if (i == 2 || i >= len || (p[i] != ')' && p[i] != '='))
+		return 0;
+	for (k = 0; k < sizeof(perl) / sizeof(perl[0]); k++)
+		if (strlen(perl[k]) == i - 2 && !memcmp(p + 2, perl[k], i - 2))
+			return 0;
+	return 1;
+}
+
+static int re_compile(struct perlre *re, struct buf *err)
+{
+	/* Perl allows two groups of one name */
+	uint32_t options = PCRE2_NEVER_UTF | PCRE2_NEVER_BACKSLASH_C | PCRE2_DUPNAMES;
+	int code;
+	PCRE2_SIZE at;
+
+	if (re->flags & PERLRE_EXTENDED)
+		options |= PCRE2_EXTENDED;
+	options |= re->unicode ? PCRE2_UCP : PCRE2_NEVER_UCP;
+	/* PCRE2 10.42 takes a positive look-ahead's first character as the
+	 * match's and then misses matches ("(?=a)(?<=a)\s*a" finds none in
+	 * "aa"; fixed in 10.45): with one, no start-of-match optimization */
+	if (memmem(re->pattern, re->len, "(?=", 3) || memmem(re->pattern, re->len, "(*", 2) ||
+	    memmem(re->pattern, re->len, "(?*", 3))
+		options |= PCRE2_NO_START_OPTIMIZE;
+	/* and makes "\R*" possessive before "\s" ("\R*\s" finds none in
+	 * "y\n"): with a \R, no auto-possessification */
+	if (memmem(re->pattern, re->len, "\\R", 2))
+		options |= PCRE2_NO_AUTO_POSSESS;
+	pthread_once(&contexts_once, contexts_make);
+	re->code = pcre2_compile((PCRE2_SPTR)re->pattern, re->len, options, &code, &at, compile);
+	if (!re->code) {
+		PCRE2_UCHAR msg[256];
+
+		if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
+			return err_set(err, "refused by PCRE2 at offset %zu", (size_t)at);
+		return err_set(err, "%s at offset %zu", (const char *)msg, (size_t)at);
 	}
 	return 0;
 }
@@ -870,38 +539,24 @@ static int parse_alt(struct parser *ps, int ci, struct info *out)
 int perlre_new(const char *pattern, size_t len, unsigned flags, struct perlre **out, struct buf *err)
 {
 	struct perlre *re;
-	struct parser ps;
-	struct info top;
-	size_t i;
+	struct buf fixed = BUF_INIT;
 
 	*out = NULL;
 	if (len > PERLRE_MAX_PATTERN)
 		return err_set(err, "pattern longer than %d bytes", PERLRE_MAX_PATTERN);
 	if (memchr(pattern, '\0', len))
 		return err_set(err, "NUL byte in pattern");
+	if (pcre2_only_start(pattern, len))
+		return err_set(err, "a PCRE2 option, not Perl, at offset 0");
 	re = xcalloc(1, sizeof(*re));
-	buf_init(&re->ere);
-	memset(&ps, 0, sizeof(ps));
-	ps.p = pattern;
-	ps.len = len;
-	ps.flags = flags;
-	ps.ere = &re->ere;
-	ps.err = err;
-	info_init(&top);
-	if (parse_alt(&ps, 0, &top) < 0 ||
-	    (!at_end(&ps) && fail(&ps, "unmatched )") < 0)) {
-		info_release(&top);
+	re->unicode = perl_fixup(pattern, len, &fixed);
+	re->pattern = buf_detach(&fixed, &re->len);
+	re->flags = flags;
+	if (!(flags & PERLRE_CHECKED) && re_compile(re, err) < 0) {
 		perlre_free(re);
 		return -1;
 	}
-	re->nr_literals = info_set(&top, re->literals);
-	for (i = 0; i < re->nr_literals; i++) {
-		char *s;
-
-		for (s = re->literals[i]; *s; s++)
-			*s = (char)tolower((unsigned char)*s);
-	}
-	info_release(&top);
+	find_literals(re);
 	*out = re;
 	return 0;
 }
@@ -912,17 +567,13 @@ void perlre_free(struct perlre *re)
 
 	if (!re)
 		return;
-	if (re->state == 1)
-		regfree(&re->compiled);
+	pcre2_code_free(re->code);
+	pcre2_match_data_free(re->md);
+	pcre2_match_context_free(re->mc);
 	for (i = 0; i < re->nr_literals; i++)
 		free(re->literals[i]);
-	buf_release(&re->ere);
+	free(re->pattern);
 	free(re);
-}
-
-const char *perlre_ere(const struct perlre *re)
-{
-	return re->ere.data;
 }
 
 size_t perlre_nr_literals(const struct perlre *re)
@@ -935,21 +586,35 @@ const char *perlre_literal(const struct perlre *re, size_t i)
 	return re->literals[i];
 }
 
-int perlre_match(struct perlre *re, const char *s, struct buf *err)
+int perlre_match(struct perlre *re, const char *s, size_t len, struct buf *err)
 {
-	if (re->state == 0) {
-		int e = regcomp(&re->compiled, re->ere.data, REG_EXTENDED | REG_NOSUB);
+	size_t steps;
+	int r;
 
-		if (e) {
-			char msg[128];
-
-			regerror(e, &re->compiled, msg, sizeof(msg));
-			re->state = -1;
-			return err_set(err, "regcomp refused '%s': %s", re->ere.data, msg);
-		}
-		re->state = 1;
+	if (!re->code && re_compile(re, err) < 0)
+		return -1;
+	if (!re->jit) {
+		re->jit = pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE) == 0 ? 1 : -1;
+		re->md = pcre2_match_data_create(1, general);
+		re->mc = pcre2_match_context_create(general);
+		pcre2_set_heap_limit(re->mc, PERLRE_MATCH_HEAP_KIB);
 	}
-	if (re->state < 0)
-		return err_set(err, "regcomp refused '%s'", re->ere.data);
-	return regexec(&re->compiled, s, 0, NULL, 0) == 0;
+	/* steps linear in the subject: a pattern's whole search of a text
+	 * stays linear in the text's length */
+	steps = PERLRE_MATCH_STEPS + PERLRE_MATCH_STEPS_PER_BYTE * (len < UINT32_MAX / 256 ? len : UINT32_MAX / 256);
+	pcre2_set_match_limit(re->mc, (uint32_t)steps);
+	r = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, 0, re->md, re->mc);
+	if (r == PCRE2_ERROR_JIT_STACKLIMIT)
+		r = pcre2_match(re->code, (PCRE2_SPTR)s, len, 0, PCRE2_NO_JIT, re->md, re->mc);
+	if (r >= 0)
+		return 1;
+	if (r == PCRE2_ERROR_NOMATCH)
+		return 0;
+	{
+		PCRE2_UCHAR msg[256];
+
+		if (pcre2_get_error_message(r, msg, sizeof(msg)) < 0)
+			return err_set(err, "gave up matching: PCRE2 error %d", r);
+		return err_set(err, "gave up matching: %s", (const char *)msg);
+	}
 }

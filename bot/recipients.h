@@ -2,7 +2,7 @@
 #define PERFBOT_RECIPIENTS_H
 
 /*
- * Who gets a report, and why (perfbot-mail(7), Recipients; issue 14).
+ * Who gets a report, and why (perfbot-mail(7), Recipients).
  * Pure: the configuration, the head commit, the MAINTAINERS selection and
  * the stored exclusions are passed in; nothing is read here.
  *

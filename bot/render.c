@@ -163,13 +163,28 @@ void render_identity(struct buf *out, const struct report *r, const char *head_i
 {
 	size_t i, j;
 
-	buf_addf(out, "tree %s\ncommit %s\n", r->tree, head_id);
+	/* "tree %s\ncommit %s\n", then "test %s %s %s" and " %s=%s" per
+	 * parameter, without printf: this runs for every render */
+	buf_adds(out, "tree ");
+	buf_adds(out, r->tree);
+	buf_adds(out, "\ncommit ");
+	buf_adds(out, head_id);
+	buf_addc(out, '\n');
 	for (i = 0; i < r->nr_tests; i++) {
 		const struct report_test *t = &r->tests[i];
 
-		buf_addf(out, "test %s %s %s", t->testcase, t->tbox_group, t->headline);
-		for (j = 0; j < t->nr_params; j++)
-			buf_addf(out, " %s=%s", t->params[j].key, t->params[j].value);
+		buf_adds(out, "test ");
+		buf_adds(out, t->testcase);
+		buf_addc(out, ' ');
+		buf_adds(out, t->tbox_group);
+		buf_addc(out, ' ');
+		buf_adds(out, t->headline);
+		for (j = 0; j < t->nr_params; j++) {
+			buf_addc(out, ' ');
+			buf_adds(out, t->params[j].key);
+			buf_addc(out, '=');
+			buf_adds(out, t->params[j].value);
+		}
 		buf_addc(out, '\n');
 	}
 }

@@ -8,6 +8,7 @@
 #include "header.h"
 #include "problem.h"
 #include "reply.h"
+#include "trailer.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -326,22 +327,19 @@ static void scan_trailer(struct state *s, struct line l, size_t lineno)
 		{ "Fixes", 0 }, { "Closes", 0 }, { "Link", 0 },
 	};
 	struct reply *r = s->r;
-	const char *colon;
 	struct line v;
-	size_t i, k;
+	size_t i, k, off;
 
 	l = trim(l);
-	colon = memchr(l.p, ':', l.n);
-	if (!colon)
+	if (!trailer_line_split(l.p, l.n, &k, &off))
 		return;
-	k = (size_t)(colon - l.p);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (strlen(keys[i].key) == k && !strncasecmp(keys[i].key, l.p, k))
 			break;
 	if (i == sizeof(keys) / sizeof(keys[0]))
 		return;
-	v.p = colon + 1;
-	v.n = l.n - k - 1;
+	v.p = l.p + off;
+	v.n = l.n - off;
 	v = trim(v);
 	if (!v.n)
 		return;

@@ -48,10 +48,14 @@
  *     of it); "#perfbot" alone, or a name longer than REPLY_MAX_NAME,
  *     is a problem.
  *   - trailers: new lines "Key: value" (key in any case, given as
- *     below) for Tested-by, Reviewed-by, Acked-by and Reported-by when
- *     the value's address (in <>, or the value itself) is the sender's
- *     (ignoring case), and for Fixes, Closes and Link, which name no
- *     person, when the value is not empty.
+ *     below; blanks before the ':' allowed: a trailer line as git reads
+ *     one, trailer_line_split() of trailer.h) for Tested-by, Reviewed-by,
+ *     Acked-by and Reported-by when the value's address (in <>, or the
+ *     value itself) is the sender's (ignoring case), and for Fixes,
+ *     Closes and Link, which name no person, when the value is not
+ *     empty.  Any new line, not git's last paragraph: a reviewer's tag
+ *     is often followed by more text, quotes or a signature, and the
+ *     reply is no commit message (trailer.h reads those).
  *
  * Limits: REPLY_MAX_COMMANDS, REPLY_MAX_TRAILERS and REPLY_MAX_COMMENTS
  * are kept; reaching one adds a problem saying the rest were ignored.

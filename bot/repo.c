@@ -5,6 +5,7 @@
 
 #include "gitlib.h"
 #include "repo.h"
+#include "trailer.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -260,10 +261,13 @@ static char *trailer_person(struct repo *r, const char *value)
 		mname = name;
 		memail = email;
 	}
-	if (*mname)
-		buf_addf(&out, "%s <%s>", mname, memail);
-	else
-		buf_addf(&out, "<%s>", memail);
+	if (*mname) {
+		buf_adds(&out, mname);
+		buf_addc(&out, ' ');
+	}
+	buf_addc(&out, '<');
+	buf_adds(&out, memail);
+	buf_addc(&out, '>');
 	free(name);
 	free(email);
 	return buf_detach(&out, NULL);
@@ -271,36 +275,18 @@ static char *trailer_person(struct repo *r, const char *value)
 
 static void fill_trailers(struct repo *r, struct commit_info *ci, const char *message)
 {
-	git_message_trailer_array arr;
+	struct trailer_list l = TRAILER_LIST_INIT;
 	size_t i;
 
-	if (git_message_trailers(&arr, message) < 0)
-		return;
-	ci->trailers = xcalloc(arr.count ? arr.count : 1, sizeof(*ci->trailers));
-	for (i = 0; i < arr.count; i++) {
-		struct buf v = BUF_INIT;
-		const char *p;
-
-		/* libgit2 keeps continuation newlines and a CR of CRLF
-		 * messages: fold them into single spaces */
-		for (p = arr.trailers[i].value; *p; p++) {
-			if (*p == '\r')
-				continue;
-			if (*p == '\n' || *p == '\t') {
-				if (v.len && v.data[v.len - 1] != ' ')
-					buf_addc(&v, ' ');
-				continue;
-			}
-			buf_addc(&v, *p);
-		}
-		while (v.len && v.data[v.len - 1] == ' ')
-			buf_truncate(&v, v.len - 1);
-		ci->trailers[ci->nr_trailers].key = xstrdup(arr.trailers[i].key);
-		ci->trailers[ci->nr_trailers].value = buf_detach(&v, NULL);
-		ci->trailers[ci->nr_trailers].person = trailer_person(r, ci->trailers[ci->nr_trailers].value);
-		ci->nr_trailers++;
+	trailer_parse(&l, message, strlen(message), TRAILER_COMMIT);
+	ci->trailers = xcalloc(l.nr ? l.nr : 1, sizeof(*ci->trailers));
+	for (i = 0; i < l.nr; i++) {
+		ci->trailers[i].key = xstrdup(l.v[i].key);
+		ci->trailers[i].value = xstrdup(l.v[i].value);
+		ci->trailers[i].person = trailer_person(r, ci->trailers[i].value);
 	}
-	git_message_trailer_array_free(&arr);
+	ci->nr_trailers = l.nr;
+	trailer_list_release(&l);
 }
 
 int repo_lookup(struct repo *r, const char *spec, struct commit_info *out, struct buf *err)

@@ -20,7 +20,8 @@ struct repo;
 
 struct commit_trailer {
 	char *key;		/* as written, e.g. "Signed-off-by" */
-	char *value;		/* e.g. "Jane Doe <jane@example.org> # 6.1+" */
+	char *value;		/* e.g. "Jane Doe <jane@example.org> # 6.1+", on
+				 * one line (trailer.h) */
 	char *person;		/* "Name <email>" of the value after .mailmap,
 				 * or NULL when the value has no <email> */
 };
@@ -31,7 +32,8 @@ struct commit_info {
 	char *author_name;	/* after .mailmap */
 	char *author_email;	/* after .mailmap */
 	char *tag;		/* a tag that points at this commit, or NULL */
-	struct commit_trailer *trailers;	/* in message order */
+	struct commit_trailer *trailers;	/* in message order, read as git log
+						 * reads them (trailer.h) */
 	size_t nr_trailers;
 };
 

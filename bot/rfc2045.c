@@ -240,23 +240,22 @@ int rfc2045_field_parse(const char *body, int with_subtype, struct rfc2045_field
 	if (p == start)
 		return err_set(err, "no type");
 	if (with_subtype) {
-		const char *slash;
+		const char *type = start;
+		size_t type_len = (size_t)(p - start);
 
+		/* CFWS may stand on either side of the '/' (RFC 2045 §5.1 and
+		 * RFC 822's lexical tokens): "text (plain) / plain" is
+		 * text/plain; only the two tokens make the value */
 		p = rfc5322_skip_cfws(p);
 		if (*p != '/')
 			return err_set(err, "no subtype");
-		slash = p;
 		p = rfc5322_skip_cfws(p + 1);
 		start = p;
 		while (is_token_char((unsigned char)*p))
 			p++;
 		if (p == start)
 			return err_set(err, "no subtype");
-		/* "text / plain" is obsolete but readable: keep the tokens only */
-		buf_add(&v, body + (rfc5322_skip_cfws(body) - body),
-			(size_t)(slash - rfc5322_skip_cfws(body)));
-		while (v.len && is_wsp(v.data[v.len - 1]))
-			v.len--;
+		buf_add(&v, type, type_len);
 		buf_addc(&v, '/');
 		buf_add(&v, start, (size_t)(p - start));
 		out->value = lower_dup(v.data, v.len);
@@ -570,3 +569,72 @@ int rfc2045_check_boundaries(const char *raw, size_t len, struct buf *why)
 	return 0;
 }
 
+
+/* ---- comments blanked for libetpan ---- */
+
+/* The length of the MIME field name at p (followed by optional blanks and
+ * its colon) when p starts one whose comments are blanked, else 0. */
+static size_t blanked_field_name(const char *p, size_t rest)
+{
+	static const char *const names[] = {
+		"content-type", "content-transfer-encoding", "content-disposition",
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!has_prefix_ci(p, rest, names[i]))
+			continue;
+		for (n = strlen(names[i]); n < rest && (p[n] == ' ' || p[n] == '\t'); n++)
+			;
+		if (n < rest && p[n] == ':')
+			return n + 1;
+	}
+	return 0;
+}
+
+/* Blanks the comments in the field body f[0..n). */
+static void blank_field(char *f, size_t n)
+{
+	char *p = f, *end = f + n;
+
+	while (p < end) {
+		if (*p == '"') {
+			/* a quoted string: a '(' inside is text, not a comment */
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\' && p + 1 < end)
+					p++;
+			if (p < end)
+				p++;
+		} else if (*p == '(') {
+			char *close = (char *)rfc5322_comment_end(p, end);
+
+			for (; p < close; p++)
+				if (*p != '\r' && *p != '\n')
+					*p = ' ';
+		} else {
+			p++;
+		}
+	}
+}
+
+void rfc2045_blank_comments(char *raw, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		char *p = raw + i, *nl;
+		size_t rest = len - i, name = blanked_field_name(p, rest);
+
+		if (name) {
+			size_t end = field_end(p, rest);
+
+			blank_field(p + name, end - name);
+			i += end;
+			continue;
+		}
+		nl = memchr(p, '\n', rest);
+		if (!nl)
+			break;
+		i = (size_t)(nl - raw) + 1;
+	}
+}

@@ -98,4 +98,17 @@ long rfc2045_decode_base64(const char *in, size_t len, struct buf *out);
  */
 int rfc2045_check_boundaries(const char *raw, size_t len, struct buf *why);
 
+/*
+ * Overwrites with spaces the comments (RFC 5322 §3.2.2: nested, with
+ * quoted pairs, never inside a quoted string) of every Content-Type,
+ * Content-Transfer-Encoding and Content-Disposition field in raw[0..len)
+ * (top level and nested, also text that only looks like such a field, as
+ * rfc2045_check_boundaries() reads them), keeping line breaks, so that
+ * every offset stays the same.  libetpan's MIME parser reads no comment
+ * in these fields (it takes "(c) text/plain" for no Content-Type at all),
+ * so mime_find_text() gives it a copy blanked this way; rfc2045_field_parse()
+ * reads the comments itself.  An unclosed comment runs to the field's end.
+ */
+void rfc2045_blank_comments(char *raw, size_t len);
+
 #endif

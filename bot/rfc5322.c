@@ -226,12 +226,12 @@ const char *rfc5322_lf(const char *raw, size_t *len, struct buf *tmp)
 
 /* ---- tokens ---- */
 
-const char *rfc5322_skip_comment(const char *p)
+const char *rfc5322_comment_end(const char *p, const char *end)
 {
 	size_t depth = 0;
 
-	for (; *p; p++) {
-		if (*p == '\\' && p[1]) {
+	for (; p < end; p++) {
+		if (*p == '\\' && p + 1 < end) {
 			p++;
 		} else if (*p == '(') {
 			depth++;
@@ -239,7 +239,12 @@ const char *rfc5322_skip_comment(const char *p)
 			return p + 1;
 		}
 	}
-	return p;
+	return end;
+}
+
+const char *rfc5322_skip_comment(const char *p)
+{
+	return rfc5322_comment_end(p, p + strlen(p));
 }
 
 const char *rfc5322_skip_cfws(const char *p)

@@ -157,6 +157,10 @@ size_t rfc5322_tokenize(const char *s, unsigned mode, struct rfc5322_token **out
  * closed). */
 const char *rfc5322_skip_comment(const char *p);
 
+/* The same for p[0..end) (not NUL-terminated: a NUL is ctext): the
+ * position after the comment, or end when it is not closed. */
+const char *rfc5322_comment_end(const char *p, const char *end);
+
 /* Skips white space (CR and LF included) and comments. */
 const char *rfc5322_skip_cfws(const char *p);
 

@@ -2,7 +2,7 @@
 #define PERFBOT_ROUTE_H
 
 /*
- * Routing (issue 14): the MAINTAINERS selection for a report's head
+ * Routing (perfbot-mail(7), Recipients): the MAINTAINERS selection for a report's head
  * commit, as the kernel's get_maintainer.pl --no-git --no-git-fallback
  * makes it (bot/maintainers.h), read from git only (bot/patch.h,
  * repo_tree_blob()): the repository may be bare.

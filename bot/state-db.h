@@ -41,8 +41,9 @@
 	"r.rcpt_results, (SELECT p.redirected_to FROM reports p WHERE p.id = r.parent_id), " \
 	"(SELECT p.status FROM reports p WHERE p.id = r.parent_id), " \
 	"(SELECT p.mark FROM reports p WHERE p.id = r.parent_id), " \
-	"(SELECT t.state FROM reports t WHERE t.id = r.thread_id)"
-#define REPORT_NR_COLUMNS 32
+	"(SELECT t.state FROM reports t WHERE t.id = r.thread_id), " \
+	"(SELECT p.sent FROM reports p WHERE p.id = r.parent_id)"
+#define REPORT_NR_COLUMNS 33
 
 /* Prepared statements are kept for the life of the connection: preparing
  * was a quarter of a delivery's time.  The SQL texts are string literals,

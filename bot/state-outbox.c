@@ -49,6 +49,7 @@ static int report_from_row(struct state *st, sqlite3_stmt *s, int with_mail,
 	out->redirected_to = sdb_col_str(s, 24);
 	out->mark_why = sdb_col_str(s, 26);
 	out->parent_redirected_to = sdb_col_str(s, 28);
+	out->parent_sent = sdb_col_int(s, 32);
 	/* NULL: no mark; no parent */
 	mark = sqlite3_column_type(s, 25) == SQLITE_NULL ? STATE_MARK_NONE :
 	       sdb_name_index(sdb_mark_names, N(sdb_mark_names), (const char *)sqlite3_column_text(s, 25));
@@ -402,12 +403,78 @@ int state_report_due(struct state *st, int64_t now, size_t limit, struct state_r
 			 "WHERE r.status IN ('queued', 'sending') AND r.mark IS NOT 'dropped' "
 			 "AND (r.status = 'sending' OR (r.status = 'queued' AND "
 			 "(r.next_attempt IS NULL OR r.next_attempt <= ?))) "
-			 "AND (r.parent_id IS NULL OR (SELECT p.status IN ('sent', 'failed') "
-			 "OR p.mark IS 'dropped' FROM reports p WHERE p.id = r.parent_id)) "
 			 "ORDER BY r.id LIMIT ?", err) < 0)
 		return -1;
 	sdb_bind_int(&q, now);
 	return reports_read(st, &q, limit, out, err);
+}
+
+int state_report_orphans(struct state *st, size_t limit, struct state_reports *out,
+			 struct buf *err)
+{
+	struct stmt q;
+
+	if (!limit)
+		return 0;
+	if (sdb_stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", m.mail FROM reports r "
+			 "INDEXED BY reports_pending JOIN report_mails m ON m.report_id = r.id "
+			 "JOIN reports p ON p.id = r.parent_id "
+			 "WHERE r.status IN ('queued', 'sending') AND r.status = 'queued' "
+			 "AND r.mark IS NOT 'dropped' AND r.sent IS NULL "
+			 "AND p.sent IS NULL AND (p.status = 'failed' OR p.mark IS 'dropped') "
+			 "AND (p.parent_id IS NOT NULL OR r.kind = 'digest') "
+			 "ORDER BY r.id LIMIT ?", err) < 0)
+		return -1;
+	return reports_read(st, &q, limit, out, err);
+}
+
+int state_report_rethread(struct state *st, int64_t id, int64_t parent_id, const char *in_reply_to,
+			  const char *refs, const char *mail, size_t mail_len, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1;
+
+	if (sdb_check_text("In-Reply-To", in_reply_to, 0, err) < 0 ||
+	    sdb_check_text("References", refs, 0, err) < 0)
+		return err_prefix(err, "%s: report %lld: ", st->path, (long long)id);
+	if (!mail_len || mail_len > STATE_MAX_MAIL)
+		return err_set(err, "%s: report %lld: a mail of %zu bytes", st->path, (long long)id, mail_len);
+	if (sdb_tx_begin(st, 1, err) < 0)
+		return -1;
+	/* a digest that answers nothing starts a thread, as a report does */
+	if (sdb_stmt_prepare(st, &q, "UPDATE reports SET parent_id = ?1, in_reply_to = ?2, refs = ?3, "
+			 "thread_id = CASE WHEN ?1 IS NULL THEN id ELSE thread_id END "
+			 "WHERE id = ?4 AND status = 'queued' AND sent IS NULL", err) < 0)
+		goto done;
+	sdb_bind_opt(&q, parent_id);
+	sdb_bind_text(&q, in_reply_to);
+	sdb_bind_text(&q, refs && *refs ? refs : NULL);
+	sdb_bind_int(&q, id);
+	if (sdb_stmt_run(&q, err) < 0)
+		goto done;
+	if (sqlite3_changes(st->db) != 1) {
+		ret = err_set(err, "report %lld is no longer queued, or somebody has it", (long long)id);
+		ret = STATE_REFUSED;
+		goto done;
+	}
+	if (sdb_stmt_prepare(st, &q, "UPDATE report_mails SET mail = ? WHERE report_id = ?", err) < 0)
+		goto done;
+	sdb_bind_blob(&q, mail, mail_len);
+	sdb_bind_int(&q, id);
+	if (sdb_stmt_run(&q, err) < 0)
+		goto done;
+	/* a Message-ID known before it went out (a reply may have come) */
+	if (sdb_stmt_prepare(st, &q, "UPDATE messages SET parent_message_id = ?, in_reply_to = ?, "
+			 "refs = ? WHERE message_id = (SELECT message_id FROM reports WHERE id = ?) "
+			 "AND origin IS NOT 'ingested'", err) < 0)
+		goto done;
+	sdb_bind_text(&q, in_reply_to);
+	sdb_bind_text(&q, in_reply_to);
+	sdb_bind_text(&q, refs && *refs ? refs : NULL);
+	sdb_bind_int(&q, id);
+	ret = sdb_stmt_run(&q, err);
+done:
+	return sdb_tx_end(st, ret, err);
 }
 
 int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
@@ -900,7 +967,7 @@ int state_report_set_verdict_by(struct state *st, int64_t id, enum state_verdict
 		     operator_command(st, id, sdb_verdict_commands[v], why, author, now, err) < 0))
 			ret = -1;
 		/* an operator's reopen sets the fix aside as a #perfbot reopen
-		 * does (issue 15) */
+		 * does (perfbot-track(1)) */
 		if (ret == 0 && v == STATE_VERDICT_OPEN &&
 		    act_update(st, "UPDATE fixes SET reopened = 1 WHERE report_id = ?", NULL, id, err) < 0)
 			ret = -1;

@@ -1,5 +1,5 @@
 /*
- * state-route.c: routing's part of the state (state.h, issue 14): who may
+ * state-route.c: routing's part of the state (state.h; perfbot-mail(7), Recipients): who may
  * steer a report, what became of each command, the exclusion list.
  */
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include "xalloc.h"
 #include "banned.h"
 
-/* ---- routing: who may steer, command outcomes, exclusions (issue 14) -- */
+/* ---- routing: who may steer, command outcomes, exclusions --------------- */
 
 int sdb_report_set_maintainers(struct state *st, int64_t id, const char *addrs,
 				  struct buf *err)

@@ -1,5 +1,5 @@
 /*
- * state-track.c: tracking's part of the state (state.h, issue 15): each
+ * state-track.c: tracking's part of the state (state.h, perfbot-track(1)): each
  * report's fix and possible fixes, the watched refs' cursors, notices and
  * digests, and the code half of migration 6.
  */
@@ -12,7 +12,7 @@
 #include "xalloc.h"
 #include "banned.h"
 
-/* ---- fixes, watched refs, notices, digests (issue 15) ---------------- */
+/* ---- fixes, watched refs, notices, digests ------------------------- */
 
 /* Replaces the one occurrence of from in sql by to; -1 when from is not
  * there exactly once. */

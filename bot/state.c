@@ -268,7 +268,7 @@ static const char *const migrations[] = {
 	"      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);"
 	"UPDATE flags SET name = 'delivery_unfinished' WHERE name = 'archive_owed';"
 	"DELETE FROM flags WHERE name = 'delivery_unfinished' AND value = 0;",
-	/* 4: delivery an operator can leave alone (issue 12); migrate_4()
+	/* 4: delivery an operator can leave alone (perfbot-outbox(1)); migrate_4()
 	 * below is its other half, in the same transaction:
 	 *  - rcpt_results holds each envelope recipient's outcome so far, no
 	 *    longer the last attempt's replies: a line
@@ -305,7 +305,7 @@ static const char *const migrations[] = {
 	"    created, subject, 'sent', NULL, NULL, 0, NULL FROM reports r"
 	"    WHERE sent IS NOT NULL AND redirected_to IS NULL AND NOT EXISTS"
 	"      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);",
-	/* 5: routing (issue 14), one step on its own (renumber freely):
+	/* 5: routing (perfbot-mail(7), Recipients), one step on its own (renumber freely):
 	 *  - a report remembers the MAINTAINERS people of its sections (who
 	 *    may steer it, beside its To and Cc as sent);
 	 *  - a command records whether it was applied, and why (not);
@@ -319,7 +319,7 @@ static const char *const migrations[] = {
 	"  date INTEGER NOT NULL,"
 	"  message_id TEXT"
 	");",
-	/* 6: tracking fixes (issue 15); sdb_migrate_track() is its other half,
+	/* 6: tracking fixes (perfbot-track(1)); sdb_migrate_track() is its other half,
 	 * in the same transaction: reports takes the kinds notice and digest
 	 * (a digest's parent is the previous digest, none for the first)
 	 * and each report's tree and head commit.

@@ -9,8 +9,11 @@
  * What the database holds:
  *   - the outbox: every report and follow-up perfbot has rendered, with its
  *     Message-ID, recipients and the exact bytes to send, stored before the
- *     first delivery attempt and never changed, so a retry sends the same
- *     bytes under the same Message-ID;
+ *     first delivery attempt and never changed once a recipient had
+ *     them, so a retry sends the same bytes under the same Message-ID (a
+ *     mail whose parent never went gets another In-Reply-To and References
+ *     before it goes: state_report_rethread(); it cannot have been tried,
+ *     since it waited for that parent);
  *   - the hourly send log (for perfbot.maxPerHour);
  *   - every message perfbot knows for threading (its own, sent, and the
  *     replies ingest archived), the #perfbot commands and trailers found in
@@ -90,9 +93,9 @@ struct state_lock;
 enum state_kind {
 	STATE_KIND_REPORT,
 	STATE_KIND_FOLLOWUP,
-	STATE_KIND_NOTICE,	/* a fix notice in a report's thread (issue 15):
+	STATE_KIND_NOTICE,	/* a fix notice in a report's thread (perfbot-track(1)):
 				   its parent is the report */
-	STATE_KIND_DIGEST,	/* a digest (issue 15): its parent is the
+	STATE_KIND_DIGEST,	/* a digest (perfbot-digest(1)): its parent is the
 				   previous digest, none for the first */
 };
 
@@ -210,6 +213,7 @@ struct state_report {
 	char *parent_redirected_to;	/* follow-ups: the parent's redirected_to */
 	enum state_status parent_status;	/* follow-ups: the parent's status */
 	enum state_mark parent_mark;	/* follow-ups: the parent's mark */
+	int64_t parent_sent;	/* follow-ups: the parent's sent, 0 = nobody has it */
 	enum state_mark mark;	/* the operator's */
 	char *mark_why;		/* the operator's reason for it, or NULL */
 	struct state_rcpt *rcpt;	/* each envelope recipient's outcome so far,
@@ -220,7 +224,7 @@ struct state_report {
 	size_t followups;	/* state_report_list(): follow-ups in the thread */
 	char *tree;		/* (in) reports and follow-ups: the comparison's
 				   tree, NAME/BRANCH; else NULL.  Read back by
-				   state_tracked_list() (issue 15) */
+				   state_tracked_list() */
 	char *head;		/* (in) reports and follow-ups: the head commit,
 				   40 hex digits; else NULL.  Likewise */
 };
@@ -367,10 +371,12 @@ int state_source_find(struct state *st, const char *name, int64_t *report_id,
  * 0, as when maxPerHour is used up, appends none) the reports due at now:
  * queued ones whose next_attempt is 0 or <= now, and every 'sending' one
  * (left by a run that died); never a dropped one.  Held ones are among
- * them (mark says so), for the caller to skip and say so.  A follow-up is
- * due only once its parent is sent, failed or dropped, so it never goes
- * out before the mail it answers (parent_status and parent_mark say
- * which).  The reports' sources are not loaded.  0 or -1.
+ * them (mark says so), for the caller to skip and say so.  Follow-ups are
+ * among them whatever their parent's state (parent_status, parent_mark,
+ * parent_sent say it): a follow-up goes only after the mail it answers
+ * was accepted, which may happen earlier in the same run, so the caller
+ * decides (delivery.h).  The order (by id) puts every parent before its
+ * follow-ups.  The reports' sources are not loaded.  0 or -1.
  */
 int state_report_due(struct state *st, int64_t now, size_t limit,
 		     struct state_reports *out, struct buf *err);
@@ -385,6 +391,29 @@ int state_report_due(struct state *st, int64_t now, size_t limit,
  */
 int state_report_unarchived(struct state *st, size_t limit, struct state_reports *out,
 			    struct buf *err);
+
+/*
+ * Appends to *out (mail included, oldest first, at most limit) the mails
+ * that wait for a parent that can never go: queued, not dropped, nobody
+ * has them, and their parent was dropped or refused by every recipient
+ * (failed) before anybody had it.  Only those that can take their
+ * parent's place: the parent has a parent of its own, or the mail is a
+ * digest (which then starts a thread of its own).  0 or -1.
+ */
+int state_report_orphans(struct state *st, size_t limit, struct state_reports *out,
+			 struct buf *err);
+
+/*
+ * Makes report id (queued, nobody has it) answer another mail: its parent
+ * (0: none, a digest only), In-Reply-To (NULL: none), References (NULL:
+ * none) and stored bytes mail (mail_len, the same mail with those fields
+ * rewritten: message_rethread()) are replaced in one transaction, as is
+ * its row among the known messages, if it has one.  Its Message-ID stays.
+ * STATE_REFUSED (nothing changed) when it is no longer queued or somebody
+ * has it.
+ */
+int state_report_rethread(struct state *st, int64_t id, int64_t parent_id, const char *in_reply_to,
+			  const char *refs, const char *mail, size_t mail_len, struct buf *err);
 
 /*
  * Whether a delivery run was cut short.  A run calls state_delivery_begin()
@@ -558,7 +587,7 @@ int state_command_list(struct state *st, int64_t thread_id, struct state_command
 int state_trailer_add(struct state *st, const char *message_id, const char *key,
 		      const char *value, struct buf *err);
 
-/* ---- routing (issue 14): who may steer a report, what became of a
+/* ---- routing (perfbot-mail(7), Recipients): who may steer a report, what became of a
  * command, the addresses #perfbot unsubscribe took off every report ---- */
 
 /*
@@ -654,7 +683,7 @@ int state_lock(const char *dir, int wait_ms, struct state_lock **out, struct buf
 /* Releases the lock.  Accepts NULL. */
 void state_unlock(struct state_lock *lock);
 
-/* ---- fixes, watched refs, notices, digests (issue 15) --------------- */
+/* ---- fixes, watched refs, notices, digests ------------------------ */
 
 /*
  * What perfbot knows of a report's fix (perfbot track, and #perfbot

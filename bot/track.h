@@ -2,7 +2,7 @@
 #define PERFBOT_TRACK_H
 
 /*
- * perfbot track (issue 15): the commits of the watched refs that perfbot
+ * perfbot track (perfbot-track(1)): the commits of the watched refs that perfbot
  * has not examined yet are walked (bot/history.h), the evidence they
  * carry for the reports is found (bot/fixes.h), what stands is decided
  * and recorded, and, with perfbot.announceFixes, a notice goes into the

@@ -176,10 +176,13 @@ static struct value *sender_view(const struct config *cfg)
 
 void view_add_lab(struct value *v, const struct config *cfg)
 {
+	const struct value *sender;
+
 	value_object_add_string(v, "from", cfg->from);
-	value_object_add(v, "sender", sender_view(cfg));
+	/* perfbot.from is read once for both names */
+	sender = value_object_add(v, "sender", sender_view(cfg));
 	value_object_add(v, "signature", cfg->signature ? value_new_string(cfg->signature)
-							: sender_view(cfg));
+							: value_new_stringn(sender->str, sender->len));
 	value_object_add(v, "disclaimer", cfg->disclaimer ? value_new_string(cfg->disclaimer)
 							  : value_new_bool(0));
 	value_object_add_string(v, "reported_by", cfg->reported_by);
@@ -246,7 +249,8 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err)
 	value_object_add_string(v, "from", cfg->from);
 	value_object_add_string(v, "reported_by", cfg->reported_by);
 	value_object_add_string(v, "closes_url", cfg->closes_url);
-	buf_addf(&s, "%s%s", cfg->closes_url, f->message_id);
+	buf_adds(&s, cfg->closes_url);
+	buf_adds(&s, f->message_id);
 	value_object_add(v, "closes", string_of(&s));
 	if (*cfg->artifacts_url) {
 		view_expand_url(&s, cfg->artifacts_url, f->message_id, f->date_stamp);

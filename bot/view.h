@@ -36,7 +36,7 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err);
 
 /* Adds the names every mail perfbot writes shares with reports (the
  * lab's voice): from, sender, signature, disclaimer, reported_by,
- * closes_url.  For the notice and digest views (issue 15). */
+ * closes_url.  For the notice and digest views (perfbot-templates(7)). */
 void view_add_lab(struct value *v, const struct config *cfg);
 
 /* perfbot.artifactsUrl with %D (the Message-ID's YYYYMMDD), %M (the

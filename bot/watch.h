@@ -2,7 +2,7 @@
 #define PERFBOT_WATCH_H
 
 /*
- * The refs perfbot track watches for fixes (issue 15), in the order that
+ * The refs perfbot track watches for fixes (perfbot-track(1)), in the order that
  * decides which ref a fix is shown on.  Pure: the configuration and the
  * trees the reports were on in, a list out; whether a ref exists is the
  * walk's business (bot/history.h: a missing ref is walked as nothing).

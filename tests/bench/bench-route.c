@@ -1,5 +1,5 @@
 /*
- * bench-route: what MAINTAINERS routing costs one render (issue 14).
+ * bench-route: what MAINTAINERS routing costs one render (perfbot-mail(7), Recipients).
  *
  *   bench-route [--repeat N] REPO COMMIT...
  *

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench/ingest.sh: issue 5's benchmark.  How fast `perfbot ingest
+# tests/bench/ingest.sh: the ingest benchmark.  How fast `perfbot ingest
 # --all` mirrors a real list from a Maildir into a fresh archive, and how
 # much memory it takes, beside public-inbox's own import path
 # (public-inbox-mda, one process per message), `lei import` and

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench/route.sh: issue 14's benchmark of routing.  On Linux 6.1's
+# tests/bench/route.sh: the benchmark of routing.  On Linux 6.1's
 # real MAINTAINERS (Debian's linux-source-6.1) and the 44 commits of
 # tests/helpers/route-repo.sh, in a bare, packed copy of that repository
 # (as a lab's mirror is):
@@ -25,7 +25,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 runs=${BENCH_ROUTE_RUNS:-5}
 tarball=${ROUTE_GM_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-echo "routing (issue 14): Linux 6.1's MAINTAINERS, the commits of tests/helpers/route-repo.sh"
+echo "routing: Linux 6.1's MAINTAINERS, the commits of tests/helpers/route-repo.sh"
 if [ ! -f "$tarball" ] || ! command -v perl >/dev/null 2>&1; then
 	echo "  skipped: needs $tarball (linux-source-6.1) and perl"
 	exit 0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench/send.sh: issue 3's benchmark.  How fast `perfbot send`
+# tests/bench/send.sh: the send benchmark.  How fast `perfbot send`
 # delivers N reports over one SMTP connection, beside Postfix's own load
 # generator and git send-email, all three sending to the same Postfix
 # smtp-sink on 127.0.0.1 started with -p (no PIPELINING, so every client

@@ -278,6 +278,30 @@ static void mime_walk(const char *raw, size_t len)
 	mime_text_release(&t);
 }
 
+/* The copy libetpan reads (rfc2045_blank_comments()): the same length,
+ * every line break where it was, a changed byte now a space; and blanking
+ * again changes nothing. */
+static void blanked(const char *raw, size_t size)
+{
+	struct buf b = BUF_INIT, again = BUF_INIT;
+	size_t i;
+
+	buf_add(&b, raw, size);
+	rfc2045_blank_comments(b.data, b.len);
+	check(b.len == size);
+	for (i = 0; i < size; i++) {
+		if (raw[i] == '\r' || raw[i] == '\n')
+			check(b.data[i] == raw[i]);
+		else if (b.data[i] != raw[i])
+			check(b.data[i] == ' ');
+	}
+	buf_add(&again, b.data, b.len);
+	rfc2045_blank_comments(again.data, again.len);
+	check(!memcmp(again.data, b.data, b.len));
+	buf_release(&b);
+	buf_release(&again);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -295,6 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	header(raw, size, RFC5322_PI_LINES, 0);
 	meta(raw, size);
 	known_id(raw, size);
+	blanked(raw, size);
 	if (size <= 65536)
 		mime_walk(raw, size);
 	check(rfc2045_decode_qp(raw, size, &qp) >= 0 && qp.len <= size);

@@ -104,7 +104,7 @@ Fixture head commit of the legacy plot-order case.
 Signed-off-by: Rik van Riel <riel@example.org>
 MSG
 
-# The routing cases (issue 14): a MAINTAINERS file and files of several
+# The routing cases (perfbot-mail(7), Recipients): a MAINTAINERS file and files of several
 # of its sections, then commits that change, rename and delete them.
 # commit_tree LABEL AUTHOR_NAME AUTHOR_EMAIL EPOCH < MESSAGE: commits the
 # whole work tree (commit() above takes log.txt alone).

@@ -12,7 +12,7 @@
 # Runs apt-get only when a package is missing; needs root (or sudo) then.
 set -eu
 what=${1:-test}
-build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev zlib1g-dev libsasl2-modules"
+build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev zlib1g-dev libpcre2-dev libsasl2-modules"
 test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox git-email libmailtools-perl mutt swaks openssl procps linux-source-6.1 xz-utils perl groff-base man-db"
 bench="$test python3-jinja2 hyperfine notmuch lei"
 case $what in

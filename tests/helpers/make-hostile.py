@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make-hostile.py OUTDIR [--seed N]: the hostile-mail corpus (issue 5).
+"""make-hostile.py OUTDIR [--seed N]: the hostile-mail corpus (tests/t/hostile.sh).
 
 Writes about 180 hostile mails and 20 good ones, interleaved, as files
 NNN-NAME.eml in OUTDIR (created if missing; nothing else is written there),

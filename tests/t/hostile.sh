@@ -1,5 +1,5 @@
 #!/bin/sh
-# hostile.sh: the hostile-mail corpus of issue 5.  tests/helpers/make-hostile.py
+# hostile.sh: the hostile-mail corpus: mails built to break a parser.  tests/helpers/make-hostile.py
 # writes about 180 hostile mails (malformed boundaries, deep nesting,
 # thousands of parts, NUL bytes, huge lines and headers, bad encodings,
 # invalid UTF-8, random bytes, ...) with 20 good replies interleaved.

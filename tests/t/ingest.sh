@@ -186,6 +186,18 @@ check "ingest -: input that is not a mail is ignored, exit 0" test $? -eq 0
 cp "$tmp/dv/home/bot/Maildir/new/3.local" "$tmp/third.eml" 2>/dev/null || cp "$tmp/dv/home/bot/Maildir/cur/3.local"* "$tmp/third.eml"
 "$perfbot" --config "$tmp/c" ingest - <"$tmp/third.eml" 2>/dev/null
 check "ingest -: a known mail again, exit 0" test $? -eq 0
+{
+	printf 'From: Peter Zijlstra <peterz@example.org>\nTo: perfbot@lab.example.org\n'
+	printf 'Subject: Re: hackbench\nMessage-ID: <commented-type@example.org>\n'
+	printf 'In-Reply-To: <%s>\nReferences: <%s>\nDate: Thu, 12 Mar 2026 10:00:00 +0100\n' "$mid" "$mid"
+	printf 'MIME-Version: 1.0\n'
+	printf 'Content-Type: (hello) text (plain) / (world) plain (eod);charset=iso-8859-1\n'
+	printf 'Content-Transfer-Encoding: (c) quoted-printable (c)\n\n'
+	printf 'Apr=E8s tout, c=27est attendu.\n#perfbot invalid\n'
+} >"$tmp/commented.eml"
+"$perfbot" --config "$tmp/c" ingest - <"$tmp/commented.eml" 2>"$tmp/commented.log"
+check "ingest -: comments in Content-Type and Content-Transfer-Encoding, the command is read" grep -q "is now invalid: #perfbot invalid by Peter Zijlstra" "$tmp/commented.log"
+check "ingest -: ... and applied" test "$("$perfbot" --config "$tmp/c" status --json | jq_py 'd["reports"][0]["state"]')" = invalid
 
 # 9. kill -9 at random instants of an ingest, then a run to the end: every
 #    mail taken exactly once (in the database and in the archive once each)

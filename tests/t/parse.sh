@@ -128,6 +128,31 @@ len(d['comments']) == 1 and d['comments'][0]['text'].startswith('Fixed by the pa
 d['quarantined'] is None
 EOF
 
+# Comments (RFC 2045 §5.1) around the type, the '/', the subtype, each
+# parameter, '=' and value, and in Content-Transfer-Encoding and
+# Content-Disposition: the same text, charset and commands as without.
+run 'comments in Content-Type: 8bit ISO-8859-1' 0 "$data/comments-8bit.eml" <<'EOF'
+d['text'] == 'La r\u00e9gression est attendue.\n#perfbot dup-of: <202603091200.11111111-lkp@intel.com>\n'
+d['text_part'] == {'type': 'text/plain', 'charset': 'iso-8859-1', 'encoding': '8bit'}
+d['commands'] == [{'name': 'dup-of', 'args': '202603091200.11111111-lkp@intel.com', 'understood': True}]
+d['problems'] == [] and d['quarantined'] is None
+EOF
+
+run 'comments in Content-Type and Content-Transfer-Encoding: quoted-printable' 0 "$data/comments-qp.eml" <<'EOF'
+d['text'] == 'La r\u00e9gression est attendue.\n#perfbot invalid\n'
+d['text_part'] == {'type': 'text/plain', 'charset': 'iso-8859-1', 'encoding': 'quoted-printable'}
+d['commands'] == [{'name': 'invalid', 'args': '', 'understood': True}]
+d['problems'] == []
+EOF
+
+run 'comments in every MIME field of a multipart: base64 part, attachment' 0 "$data/comments-multipart.eml" <<'EOF'
+d['text'] == 'Le d\u00e9p\u00f4t est pr\u00eat.\n#perfbot fixed-by: 1234abcd5678\n'
+d['text_part'] == {'type': 'text/plain', 'charset': 'utf-8', 'encoding': 'base64'}
+d['attachments'] == 1 and d['html_only'] is False
+d['commands'] == [{'name': 'fixed-by', 'args': '1234abcd5678', 'understood': True}]
+d['problems'] == [] and d['quarantined'] is None
+EOF
+
 run html-only 0 "$data/html-only.eml" <<'EOF'
 d['html_only'] is True and d['text'] == '' and d['text_part'] is None
 d['subject'] == 'RE: regression'

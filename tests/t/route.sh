@@ -1,5 +1,5 @@
 #!/bin/sh
-# route.sh: routing end to end (issue 14).  Reports of the golden fixture's
+# route.sh: routing end to end (perfbot-mail(7), Recipients).  Reports of the golden fixture's
 # routed commits (tests/golden/make-repo.sh: a MAINTAINERS file in the
 # tree) go out through the scripted SMTP peer on 127.0.0.1; `perfbot
 # recipients` says why each address gets them; replies come in through

@@ -1,5 +1,5 @@
 #!/bin/sh
-# track.sh: perfbot track and perfbot digest end to end (issue 15).
+# track.sh: perfbot track and perfbot digest end to end (perfbot-track(1), perfbot-digest(1)).
 #
 # A fixture repository with two watched trees (linus: refs/remotes/linus/
 # master by default; linux-next: tree.linux-next.ref = refs/remotes/next/
@@ -12,6 +12,8 @@
 #   D  Fixes: + perfbot's Reported-by (odd case, # comment) -> fixed (fixes)
 #   E  Fixes: without Reported-by                         -> possible, open
 #   F  a report on linus whose fix is on linux-next only  -> fixed, that ref
+#      (the fix quotes a splat, "------------[ cut here ]...", above its
+#      trailers)
 #   G  #perfbot fixed-by: a commit on no watched tree; it lands one run later
 #   H  #perfbot fixed-by: a commit the repository does not have
 #   I  linux-next rebased between two runs, the new one with Link: I
@@ -225,7 +227,14 @@ Closes: https://lore.kernel.org/all/$mid_K"
 git -C "$repo" update-ref refs/remotes/linus/master "$linus"
 # linux-next, first version: F's fix is there only
 n1=$(printf 'next: an unrelated change\n' | commit $((T1 + 4000)) next "$heads_tip")
-next_v1=$(printf 'mm: fix F\n\nCloses: https://lore.kernel.org/all/%s\n' "$mid_F" | commit $((T1 + 4100)) fixer "$n1")
+# F's fix quotes the splat it fixes above its trailers, as kernel fixes do:
+# a "------------[ cut here ]" line is no patch divider (libgit2's
+# git_message_trailers took it for one and lost the trailers)
+next_v1=$(printf 'mm: fix F\n\nThe robot reported:\n\n%s\n%s\n%s\n%s\n\nFree it later.\n\nReported-by: perfbot lab <perfbot@lab.example.org>\nCloses: https://lore.kernel.org/all/%s\nSigned-off-by: Fixer <fixer@example.org>\n' \
+	'------------[ cut here ]------------' \
+	'WARNING: CPU: 1 PID: 1 at mm/slub.c:4321 kfree+0x1a/0x2b' \
+	'Modules linked in:' \
+	'---[ end trace 0000000000000000 ]---' "$mid_F" | commit $((T1 + 4100)) fixer "$n1")
 git -C "$repo" update-ref refs/remotes/next/master "$next_v1"
 cp -a "$state" "$tmp/state-before-track"
 
@@ -235,6 +244,7 @@ check "track: exit 0" test $? -eq 0
 check "track: prints nothing on stdout" test ! -s "$tmp/track1.out"
 check_eq "track: one line per finding (8)" 8 "$(grep -c '^report ' "$tmp/track1.log")"
 check "track: the closes line" grep -q "^report [0-9]* <$mid_A>: closes in .* on refs/remotes/linus/master, committed .*: the report is fixed$" "$tmp/track1.log"
+check "track: a fix quoting a splat above its trailers is found (F's)" grep -q "^report [0-9]* <$mid_F>: closes in $(echo "$next_v1" | cut -c1-12) " "$tmp/track1.log"
 check "track: the fix only on linux-next counts" grep -q "^report [0-9]* <$mid_F>: closes in .* on refs/remotes/next/master, .*: the report is fixed$" "$tmp/track1.log"
 check "track: the possible fix keeps the report open" grep -q "^report [0-9]* <$mid_E>: possible fix (Fixes: without perfbot's Reported-by) in .*: listed; the report stays as it is$" "$tmp/track1.log"
 check "track: the invalid report stays invalid" grep -q "^report [0-9]* <$mid_J>: closes in .*: recorded; the report stays invalid$" "$tmp/track1.log"

@@ -7,9 +7,9 @@
  * hand from one of this version.  schema_undo_known() undoes schema 7 (the
  * known messages include the outbox's mails not sent yet): the view of
  * version 6 made again.  schema_undo_track() undoes it and schema 6
- * (issue 15): its tables and index dropped, reports rebuilt with version
+ * (perfbot-track(1)): its tables and index dropped, reports rebuilt with version
  * 5's constraints and columns, its indexes and the views made again;
- * schema_back_to_4() then undoes schema 5 (routing, issue 14) too.
+ * schema_back_to_4() then undoes schema 5 (routing) too.
  */
 #ifndef PERFBOT_TEST_SCHEMA4_H
 #define PERFBOT_TEST_SCHEMA4_H
@@ -59,7 +59,7 @@ static void schema_undo_known(const char *path)
 	sqlite3_close(db);
 }
 
-/* SQL that takes the routing step (schema 5, issue 14) off a database of
+/* SQL that takes the routing step (schema 5) off a database of
  * version 5. */
 #define UNDO_ROUTING \
 	"ALTER TABLE reports DROP COLUMN maintainer_addrs; " \
@@ -68,7 +68,7 @@ static void schema_undo_known(const char *path)
 
 /*
  * Makes the database at path what schema version 5 left (by hand, as the
- * migrations are tested from older versions): the tables of issue 15
+ * migrations are tested from older versions): the tables of tracking (schema 6)
  * dropped, and reports rebuilt with its version 5 constraints and
  * columns, its indexes and the views made again.
  */

@@ -412,6 +412,35 @@ static const struct body_case {
 	  "--outer\nContent-Type: image/png; name=a.png\n\nPNG\n--outer--\n",
 	  "inner text", "text/plain", NULL, "base64", 0, 0, 1, NULL, NULL },
 
+	/* comments (RFC 2045 §5.1, RFC 5322 §3.2.2) anywhere in the MIME
+	 * fields, single part and in every part libetpan reads */
+	{ "single part: comments around type, '/', subtype, parameters and encoding",
+	  FROM "Content-Type: (hello) text (plain) / (world) plain (eod);charset=iso-8859-1\n"
+	  "Content-Transfer-Encoding: (x (nested)) Quoted-Printable (y)\n\ncaf=E9\n",
+	  "caf\xc3\xa9\n", "text/plain", "iso-8859-1", "quoted-printable", 0, 0, 0, NULL, NULL },
+
+	{ "single part: a commented attachment disposition",
+	  FROM "Content-Type: text/plain\nContent-Disposition: (c) attachment (c); filename=a\n\nx\n",
+	  "", NULL, NULL, NULL, 0, 0, 1, NULL, NULL },
+
+	{ "multipart: comments in the boundary, the part's type, charset and encoding",
+	  FROM "Content-Type: (c) multipart (c) / (c) mixed (c) ; (c) boundary (c) = (c) \"XX\" (c)\n\n"
+	  "--XX\nContent-Type: (hello) text (plain) / (world) plain (eod);charset=iso-8859-1\n"
+	  "Content-Transfer-Encoding: (a) base64 (b)\n\nY2Fm6Q==\n"
+	  "--XX\nContent-Type: (c) application/pdf\nContent-Disposition: (c) attachment (\\) c)\n\n"
+	  "%PDF\n--XX--\n",
+	  "caf\xc3\xa9", "text/plain", "iso-8859-1", "base64", 0, 0, 1, NULL, NULL },
+
+	{ "multipart: a '(' inside a quoted boundary is not a comment",
+	  FROM "Content-Type: multipart/mixed; boundary=\"a(b\" (c)\n\n"
+	  "--a(b\nContent-Type: text/plain; charset=\"(not) utf-8\"\n\nhi\n--a(b--\n",
+	  "hi", "text/plain", "(not) utf-8", "7bit", 0, 0, 0, NULL, "unknown charset" },
+
+	{ "a bad boundary behind a comment is refused too",
+	  FROM "Content-Type: multipart/mixed; (c) boundary=\"\\\"\"\n\n"
+	  "--\"\nContent-Type: text/plain\n\nhello\n--\"--\n",
+	  "", NULL, NULL, NULL, 0, 0, 0, "refused before parsing", "quarantined" },
+
 	{ "boundary=\"\\\"\" never reaches libetpan",
 	  FROM "Subject: still read\nContent-Type: multipart/mixed; boundary=\"\\\"\"\n\n"
 	  "--\"\nContent-Type: text/plain\n\nhello\n--\"--\n",

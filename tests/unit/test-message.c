@@ -141,6 +141,64 @@ static void message_build_headers(void **state)
 	buf_release(&err);
 }
 
+/* message_rethread() gives what message_build() would have made with the
+ * other In-Reply-To and References, and keeps every other byte (a body
+ * line that looks like a header field too). */
+static void message_rethread_is_a_rebuild(void **state)
+{
+	static const char body[] = "Hello,\nReferences: <not@a.header>\n\nIn-Reply-To: <nor@this>\n";
+	const char *ids[] = { "202511071439.d081322d-lkp@intel.com", "202511071440.00000001-lkp@intel.com",
+			      "202511071441.00000002-lkp@intel.com", "202511071442.00000003-lkp@intel.com" };
+	struct message_fields f;
+	struct buf old = BUF_INIT, want = BUF_INIT, got = BUF_INIT, err = BUF_INIT;
+
+	(void)state;
+	fields_init(&f);
+	f.message_id = "202511071443.00000004-lkp@intel.com";
+	f.in_reply_to = ids[3];
+	f.references = ids;
+	f.nr_references = 4;	/* folded over lines */
+	assert_int_equal(message_build(&old, &f, body, sizeof(body) - 1, &err), 0);
+	assert_non_null(strstr(old.data, "\n <202511071442"));
+
+	/* up the thread by two */
+	f.in_reply_to = ids[1];
+	f.nr_references = 2;
+	assert_int_equal(message_build(&want, &f, body, sizeof(body) - 1, &err), 0);
+	assert_int_equal(message_rethread(&got, old.data, old.len, ids[1], "202511071439.d081322d-lkp@intel.com "
+					  "202511071440.00000001-lkp@intel.com", &err), 0);
+	assert_string_equal(got.data, want.data);
+
+	/* answering nothing (a digest that starts a thread) */
+	buf_reset(&want);
+	buf_reset(&got);
+	f.in_reply_to = NULL;
+	f.nr_references = 0;
+	assert_int_equal(message_build(&want, &f, body, sizeof(body) - 1, &err), 0);
+	assert_int_equal(message_rethread(&got, old.data, old.len, NULL, NULL, &err), 0);
+	assert_string_equal(got.data, want.data);
+
+	/* and back: a mail without the fields gets them after Message-ID */
+	buf_reset(&old);
+	assert_int_equal(message_rethread(&old, want.data, want.len, ids[0], ids[0], &err), 0);
+	buf_reset(&want);
+	f.in_reply_to = ids[0];
+	f.nr_references = 1;
+	assert_int_equal(message_build(&want, &f, body, sizeof(body) - 1, &err), 0);
+	assert_string_equal(old.data, want.data);
+
+	/* refused: a bad id, no header block; out unchanged */
+	buf_reset(&got);
+	assert_int_equal(message_rethread(&got, want.data, want.len, "no id", NULL, &err), -1);
+	assert_int_equal(got.len, 0);
+	assert_int_equal(message_rethread(&got, "Subject: x\n", 11, ids[0], NULL, &err), -1);
+	assert_int_equal(got.len, 0);
+	buf_release(&old);
+	buf_release(&want);
+	buf_release(&got);
+	buf_release(&err);
+}
+
 /* Nothing from any input can add a header line. */
 static void message_refuses_injection(void **state)
 {
@@ -206,6 +264,7 @@ int main(void)
 		cmocka_unit_test(message_ids_are_checked),
 		cmocka_unit_test(message_mint_id_format),
 		cmocka_unit_test(message_build_headers),
+		cmocka_unit_test(message_rethread_is_a_rebuild),
 		cmocka_unit_test(message_refuses_injection),
 		cmocka_unit_test(message_refuses_bodies_mail_cannot_carry),
 	};

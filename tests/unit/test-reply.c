@@ -278,6 +278,17 @@ static const struct reply_case {
 	    { "Fixes", "1234abcd5678 (\"mm: zero huge pages\")" },
 	    { "Link", "https://lore.kernel.org/r/20260310.abc@intel.com" } }, 0 },
 
+	{ "trailer lines as git reads them: blanks before ':', no space inside the key",
+	  "Tested-by :  Jane Doe <jane@example.org>\n"
+	  "Closes\t: https://lore.kernel.org/oe-lkp/202603101342.297fb270-lkp@intel.com\n"
+	  "Acked by: Jane Doe <jane@example.org>\n"
+	  "Link https://lore.kernel.org/r/a:b\n",
+	  0, 0, 0, "jane@example.org", 0, 4,
+	  { { NULL, NULL } }, { { NULL, NULL } },
+	  { { "Tested-by", "Jane Doe <jane@example.org>" },
+	    { "Closes", "https://lore.kernel.org/oe-lkp/202603101342.297fb270-lkp@intel.com" } },
+	  0 },
+
 	{ "no sender: person trailers are not taken",
 	  "Tested-by: Jane Doe <jane@example.org>\n"
 	  "Closes: https://lore.kernel.org/oe-lkp/202603101342.297fb270-lkp@intel.com\n",
@@ -503,7 +514,7 @@ static void length_is_respected(void **state)
 
 /* A command that needs an argument has none when only brackets are left. */
 /* An argument that is empty once its brackets are gone is none: the
- * command is recorded as not understood (issue 14), not applied. */
+ * command is recorded as not understood (perfbot-ingest(1)), not applied. */
 static void empty_arguments_are_not_understood(void **state)
 {
 	static const char *const texts[] = {

@@ -78,6 +78,9 @@ static void encodings(void **state)
 		{ "binary (comment)", RFC2045_BINARY },
 		{ "Quoted-Printable", RFC2045_QP },
 		{ "\tbase64\r\n", RFC2045_BASE64 },
+		{ "(a (nested) comment) quoted-printable (and \\) one more)", RFC2045_QP },
+		{ "(c)base64(c)", RFC2045_BASE64 },
+		{ "\"base64\"", RFC2045_UNKNOWN },
 		{ "x-uuencode", RFC2045_UNKNOWN },
 		{ "base64 garbage", RFC2045_UNKNOWN },
 		{ "", RFC2045_UNKNOWN },
@@ -211,6 +214,115 @@ static void parameter_limits(void **state)
 	buf_release(&err);
 }
 
+/* Comments and white space (CFWS) wherever RFC 2045 §5.1 lets them stand:
+ * around the type, the '/', the subtype, each ';', name, '=' and value. */
+static void comments_in_fields(void **state)
+{
+	static const struct {
+		const char *in, *value, *charset, *boundary;
+		int with_subtype;
+	} cases[] = {
+		{ "(hello) text (plain) / (world) plain (eod);charset=iso-8859-1", "text/plain",
+		  "iso-8859-1", NULL, 1 },
+		{ "text(a)/(b)plain(c);(d)charset(e)=(f)utf-8(g)", "text/plain", "utf-8", NULL, 1 },
+		{ "text/plain;charset=\"utf-8\"(after the quotes)", "text/plain", "utf-8", NULL, 1 },
+		{ "(a (nested (twice)) comment) text/plain; charset=us-ascii", "text/plain",
+		  "us-ascii", NULL, 1 },
+		{ "(a \\) quoted pair) text/(\\(x)plain; charset=(\\\\)koi8-r", "text/plain",
+		  "koi8-r", NULL, 1 },
+		{ "(\"a quote in a comment is text) text/plain; charset=utf-8", "text/plain",
+		  "utf-8", NULL, 1 },
+		{ "text/plain; charset=\"(not a comment)\"", "text/plain", "(not a comment)", NULL, 1 },
+		{ "text/plain; charset=\"a(b\"; format=(c)flowed", "text/plain", "a(b", NULL, 1 },
+		{ "multipart/mixed (c);\r\n (folded\r\n comment) boundary (c) = (c) \"XX\" (c)",
+		  "multipart/mixed", NULL, "XX", 1 },
+		{ "Multipart (c) / (c) Alternative; boundary=(c)=_x=", "multipart/alternative", NULL,
+		  "=_x=", 1 },
+		/* RFC 2231 sections too */
+		{ "text/plain; charset*0 (c) = (c) utf (c); (c) charset*1 = \"-8\"", "text/plain",
+		  "utf-8", NULL, 1 },
+		{ "text/plain; charset* (c) = (c) us-ascii'en'utf-8 (c)", "text/plain", "utf-8",
+		  NULL, 1 },
+		/* Content-Disposition: one token */
+		{ "(c) attachment (c) ; (c) filename (c) = (c) \"a.txt\"", "attachment", NULL, NULL,
+		  0 },
+		{ "(inline (nested)) inline", "inline", NULL, NULL, 0 },
+	};
+	static const char *const refused[] = {
+		"(only a comment)", "text (c) plain", "(c) / plain", "text / (c)",
+		"(unclosed text/plain",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		struct rfc2045_field f;
+		struct buf err = BUF_INIT;
+
+		if (rfc2045_field_parse(cases[i].in, cases[i].with_subtype, &f, &err))
+			fail_msg("%s: %s", cases[i].in, err.data);
+		check_string_or_null(cases[i].in, "value", f.value, cases[i].value);
+		check_string_or_null(cases[i].in, "charset", f.charset, cases[i].charset);
+		check_string_or_null(cases[i].in, "boundary", f.boundary, cases[i].boundary);
+		rfc2045_field_release(&f);
+		buf_release(&err);
+	}
+	for (i = 0; i < N(refused); i++) {
+		struct rfc2045_field f;
+		struct buf err = BUF_INIT;
+
+		if (!rfc2045_field_parse(refused[i], 1, &f, &err))
+			fail_msg("%s: read as [%s]", refused[i], f.value);
+		buf_release(&err);
+	}
+	/* format= after a comment is read too */
+	{
+		struct rfc2045_field f;
+		struct buf err = BUF_INIT;
+
+		assert_int_equal(rfc2045_field_parse("text/plain; format=(c)Flowed; delsp=(d) yes",
+						     1, &f, &err), 0);
+		assert_string_equal(f.format, "flowed");
+		assert_string_equal(f.delsp, "yes");
+		rfc2045_field_release(&f);
+		buf_release(&err);
+	}
+}
+
+/* The copy libetpan reads: comments of the MIME fields blanked, the
+ * length and line breaks kept, quoted strings and other fields left. */
+static void blanked_comments(void **state)
+{
+	static const struct { const char *in, *want; } cases[] = {
+		{ "Content-Type: (hello) text (plain) / (world) plain (eod);charset=x\n",
+		  "Content-Type:         text         /         plain      ;charset=x\n" },
+		{ "content-transfer-encoding : (a (b) c) base64\r\n",
+		  "content-transfer-encoding :           base64\r\n" },
+		{ "Content-Disposition: inline (x\\)y)\nSubject: (kept)\n",
+		  "Content-Disposition: inline       \nSubject: (kept)\n" },
+		{ "Content-Type: text/plain; charset=\"(q)\" (c)\n",
+		  "Content-Type: text/plain; charset=\"(q)\"    \n" },
+		{ "Content-Type: multipart/mixed; (a\r\n folded) boundary=b\r\n\r\nbody (x)\n",
+		  "Content-Type: multipart/mixed;   \r\n         boundary=b\r\n\r\nbody (x)\n" },
+		{ "Content-Type: text/plain (unclosed\n\tstill\nX: (y)\n",
+		  "Content-Type: text/plain          \n      \nX: (y)\n" },
+		{ "X-Content-Type: (c) text/plain\n", "X-Content-Type: (c) text/plain\n" },
+		{ "Content-Typo: (c)\n", "Content-Typo: (c)\n" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N(cases); i++) {
+		struct buf b = BUF_INIT;
+
+		buf_adds(&b, cases[i].in);
+		rfc2045_blank_comments(b.data, b.len);
+		if (strcmp(b.data, cases[i].want))
+			fail_msg("case %zu:\n[%s], want\n[%s]", i, b.data, cases[i].want);
+		buf_release(&b);
+	}
+}
+
 static void boundary_check(void **state)
 {
 	static const struct { const char *raw; int ok; } cases[] = {
@@ -264,6 +376,8 @@ int main(void)
 		cmocka_unit_test(content_type_fields),
 		cmocka_unit_test(parameters),
 		cmocka_unit_test(parameter_limits),
+		cmocka_unit_test(comments_in_fields),
+		cmocka_unit_test(blanked_comments),
 		cmocka_unit_test(boundary_check),
 	};
 

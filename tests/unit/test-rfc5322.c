@@ -177,6 +177,16 @@ static void comments_and_cfws(void **state)
 	(void)state;
 	for (i = 0; i < N(cases); i++)
 		assert_int_equal(rfc5322_skip_comment(cases[i].in) - cases[i].in, cases[i].skip);
+	/* the bounded form: a NUL is ctext, and the end bounds an open one */
+	{
+		static const char nul[] = "(a\0b) x", open[] = "(a (b) c";
+		static const char pair[] = "(a\\";
+
+		assert_int_equal(rfc5322_comment_end(nul, nul + sizeof(nul) - 1) - nul, 5);
+		assert_int_equal(rfc5322_comment_end(open, open + 5) - open, 5);
+		assert_int_equal(rfc5322_comment_end(open, open + 8) - open, 8);
+		assert_int_equal(rfc5322_comment_end(pair, pair + 3) - pair, 3);
+	}
 	assert_string_equal(rfc5322_skip_cfws(" (a)\r\n\t(b (c)) x"), "x");
 	rfc5322_unquote("a\\\"b\\\\c\\", 8, &out);
 	assert_string_equal(out.data, "a\"b\\c\\");

@@ -1,5 +1,5 @@
 /*
- * The state database's part of issue 15: the migration to schema 5 (the
+ * The state database's part of tracking (perfbot-track(1)): the migration to schema 5 (the
  * kinds notice and digest, each report's tree and head filled from what
  * older rows say), fixes and possible fixes, the track cursors, one
  * notice per report and fix commit, digests and their entries, and the

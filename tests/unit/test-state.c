@@ -31,6 +31,7 @@
 #include <sqlite3.h>
 
 #include "buf.h"
+#include "delivery.h"
 #include "state.h"
 #include "schema4.h"
 
@@ -884,7 +885,9 @@ static void due_selects_queued_retries_and_crashed(void **state)
 	failed = add_report(f->st, "failed@example.org", "k5");
 	ok(state_report_mark_sending(f->st, failed, T0, NULL, &err), &err, "sending");
 	ok(end_as(f->st, failed, T0, STATE_RCPT_REFUSED, "550", &err), &err, "failed");
-	/* a follow-up of a report still waiting must wait for it */
+	/* a follow-up of a report still waiting is among them, with its
+	 * parent's state: delivery lets it wait (or go after it, when its
+	 * parent goes earlier in the same run) */
 	report_init(&fu, "fu@example.org", "k2");
 	fu.kind = STATE_KIND_FOLLOWUP;
 	fu.parent_id = later;
@@ -893,11 +896,17 @@ static void due_selects_queued_retries_and_crashed(void **state)
 	followup = add(f->st, &fu);
 
 	due_ids(f->st, T0 + 299, 100, ids, &nr);
-	assert_int_equal(nr, 2);
+	assert_int_equal(nr, 3);
 	assert_int_equal(ids[0], fresh);
 	assert_int_equal(ids[1], crashed);
+	assert_int_equal(ids[2], followup);
+	get(f->st, followup, &fu);
+	assert_int_equal(fu.parent_status, STATE_QUEUED);
+	assert_int_equal(fu.parent_sent, 0);	/* deferred: nobody has it */
+	assert_false(delivery_parent_went(&fu));
+	state_report_release(&fu);
 	due_ids(f->st, T0 + 300, 100, ids, &nr);
-	assert_int_equal(nr, 3);
+	assert_int_equal(nr, 4);
 	assert_int_equal(ids[1], later);
 	due_ids(f->st, T0 + 300, 2, ids, &nr);
 	assert_int_equal(nr, 2);
@@ -908,6 +917,82 @@ static void due_selects_queued_retries_and_crashed(void **state)
 	due_ids(f->st, T0 + 300, 100, ids, &nr);
 	assert_int_equal(nr, 3);
 	assert_int_equal(ids[2], followup);
+	get(f->st, followup, &fu);
+	assert_true(delivery_parent_went(&fu));
+	state_report_release(&fu);
+	(void)sent;
+	(void)failed;
+	buf_release(&err);
+}
+
+/* A follow-up whose parent can never go (refused by everyone, or
+ * dropped, before anybody had it) is an orphan, until it answers another
+ * mail; a follow-up of a report that never went is none (it waits). */
+static void orphans_take_their_parents_place(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+	struct state_reports o = { 0 };
+	struct state_report fu, got;
+	int64_t rep, f1, f2, f3;
+	static const char mail[] = "Subject: x\nIn-Reply-To: <r@example.org>\n\nbody\n";
+
+	rep = add_report(f->st, "r@example.org", "k");
+	send_and_finish(f->st, rep, T0);
+	report_init(&fu, "f1@example.org", "k");
+	fu.kind = STATE_KIND_FOLLOWUP;
+	fu.parent_id = rep;
+	fu.in_reply_to = "r@example.org";
+	fu.refs = "r@example.org";
+	f1 = add(f->st, &fu);
+	report_init(&fu, "f2@example.org", "k");
+	fu.kind = STATE_KIND_FOLLOWUP;
+	fu.parent_id = f1;
+	fu.in_reply_to = "f1@example.org";
+	fu.refs = "r@example.org f1@example.org";
+	f2 = add(f->st, &fu);
+	ok(state_report_orphans(f->st, 10, &o, &err), &err, "orphans");
+	assert_int_equal(o.nr, 0);	/* f1 may still go */
+	ok(state_report_mark_sending(f->st, f1, T0, NULL, &err), &err, "sending");
+	ok(end_as(f->st, f1, T0, STATE_RCPT_REFUSED, "550", &err), &err, "failed");
+	ok(state_report_orphans(f->st, 10, &o, &err), &err, "orphans");
+	assert_int_equal(o.nr, 1);
+	assert_int_equal(o.v[0].id, f2);
+	assert_int_equal(o.v[0].parent_id, f1);
+	state_reports_release(&o);
+
+	ok(state_report_rethread(f->st, f2, rep, "r@example.org", "r@example.org", mail, sizeof(mail) - 1,
+				 &err), &err, "rethread");
+	get(f->st, f2, &got);
+	assert_int_equal(got.parent_id, rep);
+	assert_int_equal(got.thread_id, rep);
+	assert_string_equal(got.in_reply_to, "r@example.org");
+	assert_string_equal(got.refs, "r@example.org");
+	assert_string_equal(got.message_id, "f2@example.org");
+	assert_int_equal(got.mail_len, sizeof(mail) - 1);
+	assert_memory_equal(got.mail, mail, sizeof(mail) - 1);
+	state_report_release(&got);
+	ok(state_report_orphans(f->st, 10, &o, &err), &err, "orphans");
+	assert_int_equal(o.nr, 0);
+
+	/* one somebody has is never rewritten */
+	send_and_finish(f->st, f2, T0);
+	assert_int_equal(state_report_rethread(f->st, f2, rep, "r@example.org", NULL, mail,
+					       sizeof(mail) - 1, &err), STATE_REFUSED);
+
+	/* a follow-up of a report dropped before it went stays an orphan of
+	 * none: it cannot take the report's place */
+	f3 = add_report(f->st, "r3@example.org", "k3");
+	report_init(&fu, "f3@example.org", "k3");
+	fu.kind = STATE_KIND_FOLLOWUP;
+	fu.parent_id = f3;
+	fu.in_reply_to = "r3@example.org";
+	fu.refs = "r3@example.org";
+	add(f->st, &fu);
+	ok(state_report_act(f->st, f3, STATE_ACTION_DROP, "stale", "operator (t)", T0, &err), &err, "drop");
+	ok(state_report_orphans(f->st, 10, &o, &err), &err, "orphans");
+	assert_int_equal(o.nr, 0);
+	state_reports_release(&o);
 	buf_release(&err);
 }
 
@@ -1292,7 +1377,7 @@ static void names_round_trip(void **state)
 	assert_string_equal(state_kind_name(STATE_KIND_FOLLOWUP), "followup");
 }
 
-/* Routing (issue 14): who may steer a thread, what became of each
+/* Routing (perfbot-mail(7), Recipients): who may steer a thread, what became of each
  * command, the exclusion list, and the step that brings a version 4
  * database to them. */
 static void routing_records(void **state)
@@ -1864,6 +1949,7 @@ int main(void)
 		T(delivery_mark_keeps_the_earliest_run),
 		T(sent_mail_is_known_before_it_is_archived),
 		T(due_selects_queued_retries_and_crashed),
+		T(orphans_take_their_parents_place),
 		T(killed_while_sending_is_due_again),
 		T(duplicates_are_refused_and_change_nothing),
 		T(bad_reports_are_refused),
