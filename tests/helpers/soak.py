@@ -369,7 +369,9 @@ def thread_root(by_mid, r):
 
 def set_aside(by_id, r):
     """A queued follow-up or notice that waits for good, with its reason: its
-    report is closed (it goes if the report is reopened), or was dropped."""
+    report is closed (it goes if the report is reopened), was dropped, or
+    was refused by every recipient (no mail of the thread went: it waits
+    for the report, which only the operator's outbox retry sends again)."""
     if r["status"] != "queued" or r["kind"] == "report":
         return False
     reason = (r.get("waiting") or {}).get("reason")
@@ -379,7 +381,8 @@ def set_aside(by_id, r):
             break
         root = by_id[root["parent"]]
     return ((reason == "report-closed" and root["state"] != "open") or
-            (reason == "parent-dropped" and root["status"] == "dropped"))
+            (reason == "parent-dropped" and root["status"] == "dropped") or
+            (reason == "parent" and root["status"] == "failed"))
 
 
 def read_log(path):
