@@ -10,15 +10,10 @@
 # holding the reports) interleaved with `git log --format='%H
 # %(trailers)'` over the same commits: the first run at least 0.8x git's
 # commits per second, the incremental run at most 3x git's time.  BENCH_STRICT=1: exit 2 when a target is
-# missed.  Needs git; writes only under /tmp (or BENCH_TRACK_KEEP).
+# missed.  Needs git; writes only under /tmp (or BENCH_TRACK_KEEP).  bench-track
+# is built by the Makefile, linked as perfbot is.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-make -s perfbot bot/libperfbot.a
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-libs="$(pkg-config --libs jansson libgit2 sqlite3 gnutls zlib) -letpan -lm -pthread"
-# shellcheck disable=SC2086
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Ibot $(pkg-config --cflags libgit2) \
-	-o "$tmp/bench-track" tests/bench/bench-track.c bot/libperfbot.a $libs
-BENCH_PERFBOT=$top/perfbot "$tmp/bench-track"
+make -s perfbot tests/bench/bench-track
+BENCH_PERFBOT=$top/perfbot "$top/tests/bench/bench-track"
