@@ -222,7 +222,9 @@ static int evidence_of(const char *name, enum fix_kind *out)
 	return name && fix_kind_parse(name, out) == 0 && *out != FIX_POSSIBLE ? 0 : -1;
 }
 
-/* A mail's tree, for the list of trees: the first mail on it wins. */
+/* The distinct trees of the mails, each with the smallest id of a mail
+ * on it.  A handful, so a list searched in full: no copy or sort per
+ * mail (there are thousands). */
 struct tree_seen {
 	int64_t id;
 	char *tree;	/* owned */
@@ -235,8 +237,17 @@ struct trees_seen {
 
 static void trees_seen_add(struct trees_seen *s, int64_t id, const char *tree)
 {
+	size_t i;
+
 	if (!tree)
 		return;
+	for (i = 0; i < s->nr; i++) {
+		if (!strcmp(s->v[i].tree, tree)) {
+			if (id < s->v[i].id)
+				s->v[i].id = id;
+			return;
+		}
+	}
 	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
 	s->v[s->nr].id = id;
 	s->v[s->nr++].tree = xstrdup(tree);
@@ -252,19 +263,12 @@ static int tree_seen_cmp(const void *a, const void *b)
 /* The distinct trees seen, first seen (smallest id) first; frees s. */
 static void trees_collect(struct trees_seen *s, struct state_names *out)
 {
-	size_t i, j;
+	size_t i;
 
 	xqsort(s->v, s->nr, sizeof(*s->v), tree_seen_cmp);
 	for (i = 0; i < s->nr; i++) {
-		for (j = 0; j < out->nr; j++)
-			if (!strcmp(out->v[j], s->v[i].tree))
-				break;
-		if (j == out->nr) {
-			ALLOC_GROW(out->v, out->nr + 1, out->alloc);
-			out->v[out->nr++] = s->v[i].tree;
-		} else {
-			free(s->v[i].tree);
-		}
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		out->v[out->nr++] = s->v[i].tree;
 	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));

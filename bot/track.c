@@ -176,16 +176,26 @@ static int run_load(struct run *r, struct buf *err)
 	struct track *t = r->t;
 	size_t i, j;
 
+	const struct state_names *trees = &r->reports.trees;
+	size_t *own;
+
 	if (state_tracked_list(t->st, 0, &r->reports, err) < 0)
 		return -1;
-	watch_build(t->cfg, (const char *const *)r->reports.trees.v, r->reports.trees.nr, &r->watch);
+	watch_build(t->cfg, (const char *const *)trees->v, trees->nr, &r->watch);
+	/* each report's own ref, found once per tree (the list holds every
+	 * report's tree), not once per report */
+	own = xcalloc(trees->nr ? trees->nr : 1, sizeof(*own));
+	for (j = 0; j < trees->nr; j++)
+		own[j] = watch_own(&r->watch, t->cfg, trees->v[j]);
 	r->work = xcalloc(r->reports.nr ? r->reports.nr : 1, sizeof(*r->work));
 	for (i = 0; i < r->reports.nr; i++) {
 		struct work *w = &r->work[i];
 		struct state_tracked *rep = &r->reports.v[i];
 
 		w->t = rep;
-		w->own = watch_own(&r->watch, t->cfg, rep->tree);
+		for (j = 0; rep->tree && j < trees->nr && strcmp(trees->v[j], rep->tree); j++)
+			;
+		w->own = rep->tree && j < trees->nr ? own[j] : watch_own(&r->watch, t->cfg, rep->tree);
 		w->verdict = rep->verdict;
 		w->has_fix = rep->has_fix;
 		if (rep->has_fix)
@@ -206,6 +216,7 @@ static int run_load(struct run *r, struct buf *err)
 		}
 		w->nr_possible = rep->nr_possible;
 	}
+	free(own);
 	return 0;
 }
 
