@@ -144,7 +144,7 @@ static int is_space_nonlf(char c)
  */
 static void summary_of(struct buf *out, const char *msg)
 {
-	const char *space = NULL, *next;
+	const char *space = NULL, *word = NULL, *next;
 	int space_nl = 0;
 
 	buf_reset(out);
@@ -160,6 +160,10 @@ static void summary_of(struct buf *out, const char *msg)
 				break;
 		}
 		if (c == '\n' || is_space_nonlf(c)) {
+			if (word) {
+				buf_add(out, word, (size_t)(msg - word));
+				word = NULL;
+			}
 			if (!space) {
 				space = msg;
 				space_nl = 0;
@@ -174,8 +178,11 @@ static void summary_of(struct buf *out, const char *msg)
 				buf_add(out, space, (size_t)(msg - space));
 			space = NULL;
 		}
-		buf_addc(out, c);
+		if (!word)
+			word = msg;	/* copied a run at a time, not a byte at a time */
 	}
+	if (word)
+		buf_add(out, word, (size_t)(msg - word));
 }
 
 /*
