@@ -38,6 +38,9 @@ struct work {
 	int fix_dirty;			/* the fix is to be written */
 	int commit_taken;		/* a finding became its fix this run */
 	int announceable;		/* before the run: not fixed, or by fixed-by alone */
+	int loaded;			/* has_fix, fix, announceable and possible read
+					   (work_details()): only for a report with
+					   findings */
 	struct possible *possible;
 	size_t nr_possible, alloc_possible;
 };
@@ -197,26 +200,42 @@ static int run_load(struct run *r, struct buf *err)
 			;
 		w->own = rep->tree && j < trees->nr ? own[j] : watch_own(&r->watch, t->cfg, rep->tree);
 		w->verdict = rep->verdict;
-		w->has_fix = rep->has_fix;
-		if (rep->has_fix)
-			fix_copy(&w->fix, &rep->fix);
-		w->announceable = rep->verdict != STATE_VERDICT_FIXED ||
-				  (rep->has_fix && rep->fix.kind == FIX_FIXED_BY);
-		if (rep->nr_possible) {
-			w->possible = xcalloc(rep->nr_possible, sizeof(*w->possible));
-			w->alloc_possible = rep->nr_possible;
-		}
-		for (j = 0; j < rep->nr_possible; j++) {
-			struct state_possible_fix *p = &w->possible[j].p;
-
-			*p = rep->possible[j];
-			p->commit = dup_or_empty(rep->possible[j].commit);
-			p->subject = dup_or_empty(rep->possible[j].subject);
-			p->ref = dup_or_empty(rep->possible[j].ref);
-		}
-		w->nr_possible = rep->nr_possible;
 	}
 	free(own);
+	return 0;
+}
+
+/* The fix and possible fixes of w's report, read when a finding for it
+ * comes to be decided: the list holds only the fixed-by fixes (what the
+ * index needs), and most reports get no finding in a run. */
+static int work_details(struct run *r, struct work *w, struct buf *err)
+{
+	struct state_tracked *rep = w->t;
+	size_t j;
+
+	if (w->loaded)
+		return 0;
+	if (state_tracked_fixes(r->t->st, rep, err) < 0)
+		return -1;
+	w->loaded = 1;
+	w->has_fix = rep->has_fix;
+	if (rep->has_fix)
+		fix_copy(&w->fix, &rep->fix);
+	w->announceable = rep->verdict != STATE_VERDICT_FIXED ||
+			  (rep->has_fix && rep->fix.kind == FIX_FIXED_BY);
+	if (rep->nr_possible) {
+		w->possible = xcalloc(rep->nr_possible, sizeof(*w->possible));
+		w->alloc_possible = rep->nr_possible;
+	}
+	for (j = 0; j < rep->nr_possible; j++) {
+		struct state_possible_fix *p = &w->possible[j].p;
+
+		*p = rep->possible[j];
+		p->commit = dup_or_empty(rep->possible[j].commit);
+		p->subject = dup_or_empty(rep->possible[j].subject);
+		p->ref = dup_or_empty(rep->possible[j].ref);
+	}
+	w->nr_possible = rep->nr_possible;
 	return 0;
 }
 
@@ -512,15 +531,20 @@ static void decide_fix(struct run *r, struct work *w, const struct finding *f, s
 		say(what, "kept: its fix is %.12s", w->fix.commit);
 }
 
-static void run_decide(struct run *r)
+static int run_decide(struct run *r, struct buf *err)
 {
 	struct buf line = BUF_INIT, what = BUF_INIT;
 	size_t i;
+	int ret = 0;
 
 	for (i = 0; i < r->nr_found; i++) {
 		const struct finding *f = &r->found[i];
 		struct work *w = &r->work[f->report];
 
+		if (work_details(r, w, err) < 0) {
+			ret = -1;
+			break;
+		}
 		buf_reset(&line);
 		buf_reset(&what);
 		finding_describe(&line, r, f);
@@ -533,6 +557,7 @@ static void run_decide(struct run *r)
 	}
 	buf_release(&line);
 	buf_release(&what);
+	return ret;
 }
 
 /* ---- notices and the commit ------------------------------------------ */
@@ -676,7 +701,8 @@ int track_run(struct track *t, struct buf *err)
 	}
 	if (run_walk(&r, err) < 0)
 		goto done;
-	run_decide(&r);
+	if (run_decide(&r, err) < 0)
+		goto done;
 	if (t->dry_run) {
 		ret = run_dry(&r, err);
 		goto done;
