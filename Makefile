@@ -59,6 +59,7 @@ LIBS_SHARED := sasl2 gssapi_krb5 p11-kit m
 ifeq ($(STATIC),0)
 LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -letpan -lm -pthread
 else
+override CPPFLAGS += -DPERFBOT_STATIC=1
 LIBS := -Wl,--wrap=mbedtls_x509_crt_parse_file -Wl,-u,__wrap_mbedtls_x509_crt_parse_file -Wl,--as-needed \
 	-Wl,-Bstatic $(LIBS_STATIC:%=-l%) -Wl,-Bdynamic $(LIBS_SHARED:%=-l%) -pthread
 endif
