@@ -3,7 +3,7 @@
 
 /*
  * perfbot's configuration: git-config syntax (perfbot-config(5)), read by
- * gitconfig.h (not libgit2, whose start takes 10 to 30 ms).
+ * gitconfig.h (not libgit2, whose start, linked shared, takes 10 to 30 ms).
  *
  * Every key has a built-in default, so perfbot runs with no file at all.
  * Reading is strict: an unknown key in a section perfbot owns ([perfbot],

@@ -767,11 +767,17 @@ void state_tracked_list_release(struct state_tracked_list *l);
 
 /* Fills *out (empty) with every report (not follow-ups, notices or
  * digests), oldest first, with its fix and possible fixes, and the trees.
- * activity: 1 for everything (status, digest); 0 for what track needs,
- * read from an index alone: subject NULL, status queued, sent, replies
- * and last_activity 0.  One read transaction.  0 or -1. */
+ * activity: 1 for everything (status, digest); 0 for what track needs
+ * before its walk, read from an index alone: subject NULL, status queued,
+ * sent, replies and last_activity 0, and of the fixes only those by
+ * #perfbot fixed-by (its index looks for their commits), no possible
+ * fixes: state_tracked_fixes() reads them for a report the walk found
+ * evidence for.  One read transaction.  0 or -1. */
 int state_tracked_list(struct state *st, int activity, struct state_tracked_list *out,
 		       struct buf *err);
+/* Reads t's fix (has_fix) and possible fixes again, whole, by t->id,
+ * replacing what t had of them.  0 or -1. */
+int state_tracked_fixes(struct state *st, struct state_tracked *t, struct buf *err);
 /* The report id likewise: 1 and *out filled, 0 when there is no report
  * (of kind report) with that id, -1 on error. */
 int state_tracked_get(struct state *st, int64_t id, struct state_tracked *out, struct buf *err);
