@@ -122,5 +122,6 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts);
 int cmd_template(int argc, char **argv, const struct cmd_options *opts);
 int cmd_track(int argc, char **argv, const struct cmd_options *opts);
 int cmd_digest(int argc, char **argv, const struct cmd_options *opts);
+int cmd_requests(int argc, char **argv, const struct cmd_options *opts);
 
 #endif

@@ -31,6 +31,7 @@ void state_job_release(struct state_job *j)
 {
 	free(j->base);
 	free(j->head);
+	free(j->tree);
 	free(j->tests);
 	memset(j, 0, sizeof(*j));
 }
@@ -42,15 +43,17 @@ int state_job_set(struct state *st, int64_t report_id, const struct state_job *j
 	int ret = -1;
 
 	if (sdb_check_text("the base commit", j->base, 1, err) < 0 ||
-	    sdb_check_text("the head commit", j->head, 1, err) < 0)
+	    sdb_check_text("the head commit", j->head, 1, err) < 0 ||
+	    sdb_check_text("the tree", j->tree, 1, err) < 0)
 		return err_prefix(err, "%s: ", st->path);
 	if (sdb_tx_begin(st, 1, err) < 0)
 		return -1;
-	if (sdb_stmt_prepare(st, &q, "INSERT OR REPLACE INTO report_jobs (report_id, base, head, tests) "
-			     "VALUES (?, ?, ?, ?)", err) == 0) {
+	if (sdb_stmt_prepare(st, &q, "INSERT OR REPLACE INTO report_jobs (report_id, base, head, tree, "
+			     "tests) VALUES (?, ?, ?, ?, ?)", err) == 0) {
 		sdb_bind_int(&q, report_id);
 		sdb_bind_text(&q, j->base);
 		sdb_bind_text(&q, j->head);
+		sdb_bind_text(&q, j->tree);
 		sdb_bind_text(&q, j->tests);
 		ret = sdb_stmt_run(&q, err);
 	}
@@ -63,15 +66,19 @@ int state_job_get(struct state *st, int64_t report_id, struct state_job *out, st
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (sdb_stmt_prepare(st, &q, "SELECT j.base, j.head, j.tests FROM report_jobs j "
-			     "JOIN reports r ON j.report_id = r.thread_id WHERE r.id = ?", err) < 0)
+	if (sdb_stmt_prepare(st, &q, "SELECT base, head, tree, tests FROM report_jobs WHERE report_id IN "
+			     "(?, (SELECT thread_id FROM reports WHERE id = ?)) "
+			     "ORDER BY report_id = ? DESC LIMIT 1", err) < 0)
 		return -1;
+	sdb_bind_int(&q, report_id);
+	sdb_bind_int(&q, report_id);
 	sdb_bind_int(&q, report_id);
 	r = sdb_stmt_step(&q, err);
 	if (r == 1) {
 		out->base = sdb_col_str(q.s, 0);
 		out->head = sdb_col_str(q.s, 1);
-		out->tests = sdb_col_str(q.s, 2);
+		out->tree = sdb_col_str(q.s, 2);
+		out->tests = sdb_col_str(q.s, 3);
 	}
 	sdb_stmt_finish(&q);
 	return r;

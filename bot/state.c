@@ -377,13 +377,15 @@ static const char *const migrations[] = {
 	/* 8: fix testing, self-contained (renumber freely):
 	 *  - report_jobs: what a lab needs to rerun a report's tests, kept
 	 *    when the report is made (the comparison file is gone after
-	 *    send): its base and head commits and its tests as JSON;
+	 *    send): its base and head commits, its tree and its tests as
+	 *    JSON;
 	 *  - requests: each "#perfbot test" (one per mail), accepted or
 	 *    refused with the reason, the commit made or named, its state */
 	"CREATE TABLE report_jobs ("
 	"  report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
 	"  base TEXT NOT NULL,"
 	"  head TEXT NOT NULL,"
+	"  tree TEXT NOT NULL,"
 	"  tests TEXT NOT NULL"
 	");"
 	"CREATE TABLE requests ("

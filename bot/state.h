@@ -808,12 +808,13 @@ int state_digest_add(struct state *st, const struct state_report *mail,
 /* ---- fix testing: what a lab needs to rerun a report, and the
  * "#perfbot test" requests (perfbot-requests(1)) ---- */
 
-/* A report's job: its base and head commits (40 hex digits) and its
- * tests as a JSON array (perfbot-json(5), the request file's "tests").
+/* A report's job: its base and head commits (40 hex digits), its tree
+ * and its tests as a JSON array (perfbot-json(5), the request file's "tests").
  * Owned strings. */
 struct state_job {
 	char *base;
 	char *head;
+	char *tree;		/* the comparison's tree, NAME/BRANCH */
 	char *tests;
 };
 
@@ -821,8 +822,9 @@ void state_job_release(struct state_job *j);
 /* Keeps report_id's job (replacing one kept before).  0 or -1. */
 int state_job_set(struct state *st, int64_t report_id, const struct state_job *j,
 		  struct buf *err);
-/* The job of report_id's thread's report: 1 and *out filled, 0 when none
- * was kept (a report made before), -1 on error. */
+/* The job of report_id (a report or follow-up), else of its thread's
+ * report: 1 and *out filled, 0 when none was kept (a report made before
+ * jobs were), -1 on error. */
 int state_job_get(struct state *st, int64_t report_id, struct state_job *out, struct buf *err);
 
 enum state_request_what { STATE_REQUEST_PATCH, STATE_REQUEST_COMMIT, STATE_REQUEST_GIT };
