@@ -9,10 +9,12 @@
 #include "date.h"
 #include "mail.h"
 #include "patchmail.h"
+#include "render.h"
 #include "reply.h"
 #include "repo.h"
 #include "request.h"
 #include "testcommit.h"
+#include "testreply.h"
 #include "track.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -401,6 +403,58 @@ out:
 }
 
 /*
+ * Queues perfbot's answer to request r (refused: why; accepted: with
+ * test.acknowledge only) in the outbox, in the mail's transaction.  Its
+ * Message-ID comes from the request mail's, so a mail is answered once:
+ * an answer already queued is left as it is.  Never for perfbot's own or
+ * auto-submitted mail: no command of theirs gets here.
+ */
+static int test_answer(struct ingest *in, const struct mail *m, const char *mid,
+		       const struct state_request *r, const struct state_report *rep,
+		       const char *why, struct buf *err)
+{
+	struct testreply_request req;
+	struct testreply t;
+	struct state_report row;
+	struct template_set *set;
+	struct buf terr = BUF_INIT;
+	int e, ret = 0;
+
+	if (r->state != STATE_REQUEST_REFUSED && !in->cfg->test_acknowledge)
+		return 0;
+	set = render_template_set(in->cfg);
+	memset(&req, 0, sizeof(req));
+	req.cfg = in->cfg;
+	req.templates = set;
+	req.mail = m;
+	req.mail_id = mid;
+	req.report = rep;
+	req.request = r;
+	req.refused = r->state == STATE_REQUEST_REFUSED;
+	req.why = why;
+	req.created = in->now;
+	if (testreply_render(&req, &t, &terr) < 0) {
+		/* the request stands recorded; the answer is said, not sent */
+		event_log_say(&in->log, "report %lld: no answer to <%s>: %s", (long long)rep->id, mid,
+			      terr.data);
+	} else {
+		testreply_row(&t, &req, &row);
+		e = state_report_add(in->st, &row, NULL, err);
+		if (e == STATE_EXISTS)
+			buf_reset(err);
+		else if (e < 0)
+			ret = -1;
+		else
+			event_log_say(&in->log, "queued the answer <%s> to <%s> (%s)", t.message_id, mid,
+				      req.refused ? "refused" : "accepted");
+	}
+	testreply_release(&t);
+	template_set_free(set);
+	buf_release(&terr);
+	return ret;
+}
+
+/*
  * "#perfbot test": checks the request, makes its commit, records it in
  * the state (accepted or refused, with the reason) and, when accepted,
  * writes its job file, all in the mail's transaction: a run killed
@@ -473,18 +527,25 @@ static int test_request(struct ingest *in, const struct mail *m, const char *raw
 		ret = -1;
 		goto out;
 	}
-	if (!o->applied) {
-		/* a killed run may have left a file under this number */
-		ret = request_file_forget(in->cfg->state, a.r.id, err);
-		goto out;
-	}
-	if ((has_rep = state_report_get(in->st, report_id, &rep, err)) < 0 ||
-	    request_job_json(&a.r, &job, rep.message_id, &json, err) < 0 ||
-	    request_file_write(in->cfg->state, a.r.id, json.data, json.len, err) < 0) {
+	if ((has_rep = state_report_get(in->st, report_id, &rep, err)) < 0) {
 		ret = -1;
 		goto out;
 	}
-	has_rep = 1;
+	if (!o->applied) {
+		/* a killed run may have left a file under this number */
+		if (request_file_forget(in->cfg->state, a.r.id, err) < 0 ||
+		    (has_rep && test_answer(in, m, mid, &a.r, &rep, o->why.data, err) < 0))
+			ret = -1;
+		goto out;
+	}
+	if (!has_rep || request_job_json(&a.r, &job, rep.message_id, &json, err) < 0 ||
+	    request_file_write(in->cfg->state, a.r.id, json.data, json.len, err) < 0 ||
+	    test_answer(in, m, mid, &a.r, &rep, NULL, err) < 0) {
+		if (!has_rep)
+			err_set(err, "report %lld is not in the state", (long long)report_id);
+		ret = -1;
+		goto out;
+	}
 	buf_addf(&o->why, "request %lld: ", (long long)a.r.id);
 	if (a.r.what == STATE_REQUEST_GIT)
 		buf_addf(&o->why, "%s %s", a.r.url, a.r.branch);

@@ -20,11 +20,12 @@ tmp=$(mktemp -d)
 pass=0
 fail=0
 pids=""
+cleanup_keep() { for p in $pids; do kill "$p" 2>/dev/null; done; echo "kept $tmp"; }
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
+trap cleanup EXIT; [ -n "${KEEP:-}" ] && trap "cleanup_keep" EXIT
 
 if ! command -v python3 >/dev/null 2>&1 || ! command -v git >/dev/null 2>&1; then
 	echo "skip: request.sh needs python3 and git"
@@ -104,6 +105,9 @@ one = [
     mail(peter, quote + "#perfbot test: " + head + "\n"),
     mail(peter, quote + "#perfbot test\n#perfbot test: " + head + "\n"),
 ]
+# no request, no answer: an auto-reply quoting the command, perfbot's own mail
+one.append(mail(peter, "I am away.\n\n#perfbot test\n").replace("MIME-Version", "Auto-Submitted: auto-replied\nMIME-Version"))
+one.append(mail("perfbot lab <perfbot@lab.example.org>", "#perfbot test\n"))
 open(tmp + "/replies.mbox", "w").write("".join(one))
 # the first one alone, for git am
 open(tmp + "/req1.eml", "w").write(one[0].split("\n", 1)[1])
@@ -158,6 +162,24 @@ check "8: over test.maxOpen (3 open) is refused" sh -c "grep -q '^req8@example.o
 check_eq "the refusals are recorded as commands not applied" \
 	"$(sqlite3_py "$state/state.db" "SELECT COUNT(*) FROM commands WHERE name = 'test' AND applied = 0")" 7
 check "9: a second request in one mail is refused" sh -c "python3 -c \"import sqlite3,sys; c=sqlite3.connect('$state/state.db'); sys.exit(0 if c.execute(\\\"SELECT why FROM commands WHERE message_id = 'req9@example.org' AND applied = 0\\\").fetchall() else 1)\""
+
+# the answers: one per refused request mail, to the requester only,
+# threaded under the request mail; none for the auto-reply or perfbot's own
+sqlite3_py "$state/state.db" "SELECT in_reply_to, to_addrs, cc_addrs, subject FROM reports WHERE kind = 'notice' ORDER BY in_reply_to" >"$tmp/answers"
+check_eq "answers: one to each refused request mail, nothing else" \
+	"$(cut -d'|' -f1 "$tmp/answers" | tr '\n' ' ')" \
+	"req2@example.org req3@example.org req4@example.org req5@example.org req8@example.org req9@example.org "
+check_eq "answers go to the requester only, Re: once" "$(grep '^req2' "$tmp/answers")" \
+	"req2@example.org|mallory@example.com||Re: [tip:sched/core] [sched/fair] bdc753ab0b: hackbench.throughput regression"
+python3 -c 'import sqlite3,sys; sys.stdout.buffer.write(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
+	"$state/state.db" "SELECT m.mail FROM reports r JOIN report_mails m ON m.report_id = r.id WHERE r.in_reply_to = 'req5@example.org'" >"$tmp/answer5.eml"
+check "the answer says why (file and hunk) and what to do" sh -c "grep -q '^  #perfbot test\$' '$tmp/answer5.eml' && grep -q 'because the patch does not apply: log.txt: hunk 1' '$tmp/answer5.eml' && grep -q '^To ask again, reply' '$tmp/answer5.eml'"
+check "the answer's References end with the request mail" grep -q "^References: <$mid> <req5@example.org>" "$tmp/answer5.eml"
+PERFBOT_NOW=1773220100 pb ingest --mbox "$tmp/replies.mbox" 2>"$tmp/ingest-again.log"
+check_eq "ingested again: no second answer" \
+	"$(sqlite3_py "$state/state.db" "SELECT COUNT(*) FROM reports WHERE kind = 'notice'")" 6
+PERFBOT_NOW=1773220200 pb send 2>"$tmp/send2.log"
+check_eq "send delivers the six answers" "$(grep -c '^sent ' "$tmp/send2.log")" 6
 
 # 5. the job file
 python3 - "$state/requests/pending/1.json" "$mid" "$head" "$base" "$commit0" >"$tmp/job.check" <<'PY'
@@ -214,6 +236,19 @@ open(tmp + "/off.mbox", "w").write("From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom
 PY
 "$perfbot" --config "$tmp/c-off" ingest --mbox "$tmp/off.mbox" 2>"$tmp/off.log"
 check "test.enabled off: refused, saying so" grep -q "not applied: this lab does not take test requests (test.enabled is off)" "$tmp/off.log"
+
+check_eq "test.enabled off: the refusal is answered" \
+	"$(sqlite3_py "$state/state.db" "SELECT to_addrs FROM reports WHERE kind = 'notice' AND in_reply_to = 'off@example.org'")" \
+	"peterz@example.org"
+
+# 8. test.acknowledge: an accepted request gets its one line
+cp "$tmp/c" "$tmp/c-ack"
+printf '\tacknowledge = true\n' >>"$tmp/c-ack"
+sed "s/off@example.org/ack@example.org/" "$tmp/off.mbox" >"$tmp/ack.mbox"
+"$perfbot" --config "$tmp/c-ack" ingest --mbox "$tmp/ack.mbox" 2>"$tmp/ack.log"
+python3 -c 'import sqlite3,sys; sys.stdout.buffer.write(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
+	"$state/state.db" "SELECT m.mail FROM reports r JOIN report_mails m ON m.report_id = r.id WHERE r.in_reply_to = 'ack@example.org'" >"$tmp/ack.eml" 2>/dev/null
+check "test.acknowledge: one line naming the commit" grep -q "^perfbot lab will test commit $(echo "$head" | cut -c1-12) as request 11\.$" "$tmp/ack.eml"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
