@@ -20,47 +20,6 @@
 #include "value.h"
 #include "banned.h"
 
-static struct value *request_value(const struct state_request *r)
-{
-	struct value *o = value_new_object(), *v;
-
-	value_object_set(o, "request", value_new_integer(r->id));
-	value_object_set(o, "report", value_new_integer(r->report_id));
-	value_object_set_string(o, "message_id", r->message_id);
-	v = value_object_set(o, "requested_by", value_new_object());
-	value_object_set_string(v, "name", r->requester_name);
-	value_object_set_string(v, "email", r->requester_email);
-	value_object_set(o, "requested", cmd_json_time(r->requested));
-	value_object_set_string(o, "what", state_request_what_name(r->what));
-	value_object_set_string(o, "args", r->args);
-	value_object_set(o, "subject", r->subject ? value_new_string(r->subject) : value_new_null());
-	value_object_set(o, "commit", r->commit_id ? value_new_string(r->commit_id) : value_new_null());
-	value_object_set(o, "ref", r->ref ? value_new_string(r->ref) : value_new_null());
-	if (r->what == STATE_REQUEST_GIT) {
-		v = value_object_set(o, "git", value_new_object());
-		value_object_set_string(v, "url", r->url);
-		value_object_set_string(v, "branch", r->branch);
-	} else {
-		value_object_set(o, "git", value_new_null());
-	}
-	value_object_set_string(o, "state", state_request_state_name(r->state));
-	value_object_set(o, "why", r->why ? value_new_string(r->why) : value_new_null());
-	value_object_set(o, "changed", cmd_json_time(r->changed));
-	return o;
-}
-
-/* What a request tests, in a few words. */
-static void request_what(struct buf *out, const struct state_request *r)
-{
-	if (r->what == STATE_REQUEST_GIT)
-		buf_addf(out, "git %s %s", r->url ? r->url : "", r->branch ? r->branch : "");
-	else if (r->commit_id)
-		buf_addf(out, "%s %.12s%s%s%s", state_request_what_name(r->what), r->commit_id,
-			 r->subject ? " (\"" : "", r->subject ? r->subject : "", r->subject ? "\")" : "");
-	else
-		buf_addf(out, "%s %s", state_request_what_name(r->what), r->args);
-}
-
 static int list(struct state *st, int json, struct buf *out, struct buf *err)
 {
 	struct state_requests all = { 0 };
@@ -73,7 +32,7 @@ static int list(struct state *st, int json, struct buf *out, struct buf *err)
 
 		a = value_object_set(o, "requests", value_new_array());
 		for (i = 0; i < all.nr; i++)
-			value_array_push(a, request_value(&all.v[i]));
+			value_array_push(a, cmd_request_json(&all.v[i]));
 		value_write_json(out, o, 2);
 		buf_addc(out, '\n');
 		value_free(o);
@@ -83,14 +42,7 @@ static int list(struct state *st, int json, struct buf *out, struct buf *err)
 
 		buf_addf(out, "%" PRId64 "  %s  report %" PRId64 "  ", r->id,
 			 state_request_state_name(r->state), r->report_id);
-		date_format_rfc3339_utc(out, r->requested);
-		if (*r->requester_name)
-			buf_addf(out, "  %s <%s>  ", r->requester_name, r->requester_email);
-		else
-			buf_addf(out, "  %s  ", r->requester_email);
-		request_what(out, r);
-		if (r->why)
-			buf_addf(out, ": %s", r->why);
+		cmd_request_words(out, r);
 		buf_addc(out, '\n');
 	}
 	state_requests_release(&all);

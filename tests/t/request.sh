@@ -225,6 +225,20 @@ pb requests >"$tmp/list.txt"
 check "requests: a line per request with who, what and state" \
 	grep -q "^1  taken  .*Peter Zijlstra <peterz@example.org>  patch $(echo "$commit0" | cut -c1-12)" "$tmp/list.txt"
 
+# seen in status and thread
+pb status >"$tmp/status.txt"
+check "status: each request under its report, with its state and commit" \
+	grep -q "test request 1 taken: 2026-03-11T09:00:00Z  Peter Zijlstra <peterz@example.org>  patch $(echo "$commit0" | cut -c1-12) (\"sched/fair: Keep the previous CPU for idle wakeups\")" "$tmp/status.txt"
+check "status: a refused one says why" grep -q "test request 3 refused: .*: no patch was found in the mail" "$tmp/status.txt"
+check_eq "status --json: the report's requests" \
+	"$(pb status --json | jq_py '" ".join(r["state"] for r in d["reports"][0]["requests"])')" \
+	"taken refused refused refused refused taken dropped refused refused"
+check_eq "thread --json: the thread's requests" \
+	"$(pb thread --json 1 | jq_py '" ".join("%d:%s" % (r["request"], r["state"]) for r in d["requests"][:2])')" \
+	"1:taken 2:refused"
+pb thread 1 >"$tmp/thread.txt"
+check "thread: the requests after the commands" grep -q "^7  dropped  report 1  .*git https://git.kernel.org/pub/scm/linux/kernel/git/peterz/queue.git sched/core: the branch is gone" "$tmp/thread.txt"
+
 # 7. test.enabled off: refused with that reason
 "$perfbot" --config "$tmp/c-off" ingest --mbox /dev/null >/dev/null 2>&1
 python3 - "$tmp" "$mid" <<'PY'
