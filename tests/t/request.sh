@@ -239,6 +239,10 @@ check_eq "thread --json: the thread's requests" \
 pb thread 1 >"$tmp/thread.txt"
 check "thread: the requests after the commands" grep -q "^7  dropped  report 1  .*git https://git.kernel.org/pub/scm/linux/kernel/git/peterz/queue.git sched/core: the branch is gone" "$tmp/thread.txt"
 
+pb digest --dry-run --to digest@example.org >"$tmp/digest.mbox" 2>"$tmp/digest.err"
+check "digest: the open report's requests" grep -q "^  test request 1, taken: $(echo "$commit0" | cut -c1-12) by Peter Zijlstra <peterz@example.org>$" "$tmp/digest.mbox"
+check "digest: a refused one with why" grep -q "^  test request 2, refused: the patch in the mail by Mallory <mallory@example.com> (from mallory@example.com, who is not" "$tmp/digest.mbox"
+
 # 7. test.enabled off: refused with that reason
 "$perfbot" --config "$tmp/c-off" ingest --mbox /dev/null >/dev/null 2>&1
 python3 - "$tmp" "$mid" <<'PY'
