@@ -10,8 +10,11 @@
 # second request in one mail.  The job file is valid; `requests take`
 # hands each out once, also to two pipelines racing; `requests drop`.  A
 # run that dies before its transaction commits (the commit, the ref and
-# the file made, the state not) is ingested again into one request, one
-# commit, one file.
+# the file made, the state not: once by restoring the state, once by a
+# real kill -9 that strace delivers at the job folder's fsync) is
+# ingested again into one request, one commit, one file.  Refusals are
+# answered once, to the requester; status, thread and digest show the
+# requests.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
@@ -267,6 +270,40 @@ sed "s/off@example.org/ack@example.org/" "$tmp/off.mbox" >"$tmp/ack.mbox"
 python3 -c 'import sqlite3,sys; sys.stdout.buffer.write(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
 	"$state/state.db" "SELECT m.mail FROM reports r JOIN report_mails m ON m.report_id = r.id WHERE r.in_reply_to = 'ack@example.org'" >"$tmp/ack.eml" 2>/dev/null
 check "test.acknowledge: one line naming the commit" grep -q "^perfbot lab will test commit $(echo "$head" | cut -c1-12) as request 11\.$" "$tmp/ack.eml"
+
+# 9. a real kill -9 in the middle of ingesting a request mail (strace
+# delivers SIGKILL at a chosen system call): at the fsync of the job
+# folder right after the job file's rename, when the commit, the ref and
+# the file are made and the state is not; ingest again: one request, one
+# commit, one file
+if command -v strace >/dev/null 2>&1; then
+	cp "$tmp/c" "$tmp/c-kill"
+	printf '\tmaxOpen = 100\n' >>"$tmp/c-kill"
+	pk() { "$perfbot" --config "$tmp/c-kill" "$@"; }
+	n1=$(( $(sqlite3_py "$state/state.db" 'SELECT MAX(id) FROM requests') + 1 ))
+	# a patch request, killed after the commit, the ref and the file
+	python3 - "$tmp" "$mid" "$tmp/req1.eml" <<'PY'
+import sys
+tmp, mid, req1 = sys.argv[1:]
+body = open(req1).read().split("\n\n", 1)[1]
+open(tmp + "/kill2.mbox", "w").write("From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom: Peter Zijlstra <peterz@example.org>\n"
+  "Subject: Re: x\nDate: Fri, 13 Mar 2026 10:00:00 +0100\nMessage-ID: <kill2@example.org>\nIn-Reply-To: <%s>\n\n%s" % (mid, body))
+PY
+	n2=$n1
+	strace -f -o /dev/null -P "$state/requests/pending" -e trace=fsync \
+		-e inject=fsync:signal=KILL:when=1 \
+		"$perfbot" --config "$tmp/c-kill" ingest --mbox "$tmp/kill2.mbox" >/dev/null 2>&1
+	c1=$(git -C "$repo" rev-parse --verify -q "refs/perfbot/tests/$n2")
+	check_eq "killed after the job file's rename: the commit and the file, no request" \
+		"$(sqlite3_py "$state/state.db" "SELECT COUNT(*) FROM requests WHERE message_id = 'kill2@example.org'") $(ls "$state/requests/pending" | grep -c "^$n2\.json\$") ${c1:+ref}" "0 1 ref"
+	pk ingest --mbox "$tmp/kill2.mbox" >/dev/null 2>&1
+	check_eq "ingested again: one request, the same commit, one file" \
+		"$(sqlite3_py "$state/state.db" "SELECT COUNT(*) FROM requests WHERE message_id = 'kill2@example.org'") $(git -C "$repo" rev-parse "refs/perfbot/tests/$n2") $(ls "$state/requests/pending" | grep -c "^$n2\.json\$")" \
+		"1 $c1 1"
+	check_eq "the job file names that commit" "$(jq_py 'd["test"]["commit"]' <"$state/requests/pending/$n2.json")" "$c1"
+else
+	echo "skip: strace is not installed, so no kill -9 at a chosen point"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
