@@ -262,6 +262,15 @@ check_eq "test.enabled off: the refusal is answered" \
 	"$(sqlite3_py "$state/state.db" "SELECT to_addrs FROM reports WHERE kind = 'notice' AND in_reply_to = 'off@example.org'")" \
 	"peterz@example.org"
 
+# the robot's words when reports are rendered with lkp
+cp "$tmp/c-off" "$tmp/c-lkp"
+printf '[perfbot]\n\ttemplate = lkp\n' >>"$tmp/c-lkp"
+sed "s/off@example.org/lkp@example.org/" "$tmp/off.mbox" >"$tmp/lkp.mbox"
+"$perfbot" --config "$tmp/c-lkp" ingest --mbox "$tmp/lkp.mbox" 2>/dev/null
+python3 -c 'import sqlite3,sys; sys.stdout.buffer.write(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
+	"$state/state.db" "SELECT m.mail FROM reports r JOIN report_mails m ON m.report_id = r.id WHERE r.in_reply_to = 'lkp@example.org'" >"$tmp/lkp.eml" 2>/dev/null
+check "lkp flavour: the refusal in the robot's words" sh -c "grep -q '^kernel test robot could not test the patch you asked for:' '$tmp/lkp.eml' && grep -q '^0-DAY CI Kernel Test Service' '$tmp/lkp.eml'"
+
 # 8. test.acknowledge: an accepted request gets its one line
 cp "$tmp/c" "$tmp/c-ack"
 printf '\tacknowledge = true\n' >>"$tmp/c-ack"
@@ -269,7 +278,7 @@ sed "s/off@example.org/ack@example.org/" "$tmp/off.mbox" >"$tmp/ack.mbox"
 "$perfbot" --config "$tmp/c-ack" ingest --mbox "$tmp/ack.mbox" 2>"$tmp/ack.log"
 python3 -c 'import sqlite3,sys; sys.stdout.buffer.write(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
 	"$state/state.db" "SELECT m.mail FROM reports r JOIN report_mails m ON m.report_id = r.id WHERE r.in_reply_to = 'ack@example.org'" >"$tmp/ack.eml" 2>/dev/null
-check "test.acknowledge: one line naming the commit" grep -q "^perfbot lab will test commit $(echo "$head" | cut -c1-12) as request 11\.$" "$tmp/ack.eml"
+check "test.acknowledge: one line naming the commit" grep -q "^perfbot lab will test commit $(echo "$head" | cut -c1-12) as request 12\.$" "$tmp/ack.eml"
 
 # 9. a real kill -9 in the middle of ingesting a request mail (strace
 # delivers SIGKILL at a chosen system call): at the fsync of the job
