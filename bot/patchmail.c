@@ -640,7 +640,12 @@ static void handle_body(struct mi *mi, struct buf *line)
 				goto out;
 		}
 		decode_transfer_encoding(mi, line);
-		if (mi->transfer_encoding == TE_BASE64 || mi->transfer_encoding == TE_QP) {
+		if ((mi->transfer_encoding == TE_BASE64 || mi->transfer_encoding == TE_QP) &&
+		    !memchr(line->data, '\n', line->len)) {
+			/* no line ends here: git would append it to prev, so
+			 * append it (a body without line breaks stays linear) */
+			buf_add(&prev, line->data, line->len);
+		} else if (mi->transfer_encoding == TE_BASE64 || mi->transfer_encoding == TE_QP) {
 			struct buf whole = BUF_INIT, one = BUF_INIT;
 			size_t s = 0;
 
@@ -676,20 +681,22 @@ out:
 
 /* ---- git's info: the subject and the author ---- */
 
+/* Each run of white space becomes one space (git's cleanup_space()),
+ * in one pass. */
 static void cleanup_space(struct buf *sb)
 {
-	size_t pos, cnt;
+	size_t r, w = 0;
 
-	for (pos = 0; pos < sb->len; pos++) {
-		if (g_isspace((unsigned char)sb->data[pos])) {
-			sb->data[pos] = ' ';
-			for (cnt = 0; pos + cnt + 1 < sb->len &&
-				      g_isspace((unsigned char)sb->data[pos + cnt + 1]); cnt++)
-				;
-			memmove(sb->data + pos + 1, sb->data + pos + 1 + cnt, sb->len - pos - cnt);
-			sb->len -= cnt;
+	for (r = 0; r < sb->len; r++) {
+		if (g_isspace((unsigned char)sb->data[r])) {
+			if (w && sb->data[w - 1] == ' ' && r && g_isspace((unsigned char)sb->data[r - 1]))
+				continue;
+			sb->data[w++] = ' ';
+		} else {
+			sb->data[w++] = sb->data[r];
 		}
 	}
+	buf_truncate(sb, w);
 }
 
 static void buf_remove(struct buf *b, size_t at, size_t n)
@@ -698,36 +705,32 @@ static void buf_remove(struct buf *b, size_t at, size_t n)
 	b->len -= n;
 }
 
+/* git's cleanup_subject() without --keep-non-patch: "Re:", "[...]", ':'
+ * and white space removed from the front, which is where it removes them
+ * all (so one removal at the end, not one per piece). */
 static void cleanup_subject(struct buf *s)
 {
 	size_t at = 0;
 
 	while (at < s->len) {
-		char *pos;
+		char c = s->data[at];
 
-		switch (s->data[at]) {
-		case 'r': case 'R':
-			if (s->len <= at + 3)
-				break;
-			if ((s->data[at + 1] == 'e' || s->data[at + 1] == 'E') &&
-			    s->data[at + 2] == ':') {
-				buf_remove(s, at, 3);
-				continue;
-			}
+		if ((c == 'r' || c == 'R') && s->len > at + 3 &&
+		    (s->data[at + 1] == 'e' || s->data[at + 1] == 'E') && s->data[at + 2] == ':') {
+			at += 3;
+		} else if (c == ' ' || c == '\t' || c == ':') {
 			at++;
-			break;
-		case ' ': case '\t': case ':':
-			buf_remove(s, at, 1);
-			continue;
-		case '[':
-			pos = strchr(s->data + at, ']');
+		} else if (c == '[') {
+			const char *pos = memchr(s->data + at, ']', s->len - at);
+
 			if (!pos)
 				break;
-			buf_remove(s, at, (size_t)(pos - (s->data + at)) + 1);
-			continue;
+			at = (size_t)(pos - s->data) + 1;
+		} else {
+			break;
 		}
-		break;
 	}
+	buf_remove(s, 0, at);
 	trim(s);
 }
 
