@@ -293,6 +293,11 @@ static int test_check(struct ingest *in, const struct mail *m, const char *raw, 
 			 "kept them, or its base is not in perfbot.repo)", (long long)report_id);
 		return 0;
 	}
+	if (!job->regression) {
+		buf_adds(&o->why, "the report is not of a regression: fix tests are taken for "
+			 "regression reports only");
+		return 0;
+	}
 	if (!*c->args) {
 		a->r.what = STATE_REQUEST_PATCH;
 		a->patch = patchmail_read(raw, len);

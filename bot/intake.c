@@ -221,7 +221,7 @@ static char *job_tests(const struct report *r)
  * request on that report is then refused, saying so).
  */
 static int job_keep(struct intake *in, int64_t id, const struct report *r, const char *head,
-		    struct buf *err)
+		    int regression, struct buf *err)
 {
 	struct commit_info base;
 	struct state_job job;
@@ -237,6 +237,7 @@ static int job_keep(struct intake *in, int64_t id, const struct report *r, const
 	job.base = base.id;
 	job.head = (char *)head;
 	job.tree = r->tree;
+	job.regression = regression;
 	job.tests = job_tests(r);
 	ret = state_job_set(in->st, id, &job, err);
 	free(job.tests);
@@ -342,7 +343,7 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		free(cc);
 		free(row.maintainer_addrs);
 	}
-	if (e < 0 || (e == 0 && job_keep(in, id, r, group[0]->head, err) < 0)) {
+	if (e < 0 || (e == 0 && job_keep(in, id, r, group[0]->head, out.regression, err) < 0)) {
 		ret = -1;
 		goto done;
 	}

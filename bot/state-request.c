@@ -49,11 +49,12 @@ int state_job_set(struct state *st, int64_t report_id, const struct state_job *j
 	if (sdb_tx_begin(st, 1, err) < 0)
 		return -1;
 	if (sdb_stmt_prepare(st, &q, "INSERT OR REPLACE INTO report_jobs (report_id, base, head, tree, "
-			     "tests) VALUES (?, ?, ?, ?, ?)", err) == 0) {
+			     "regression, tests) VALUES (?, ?, ?, ?, ?, ?)", err) == 0) {
 		sdb_bind_int(&q, report_id);
 		sdb_bind_text(&q, j->base);
 		sdb_bind_text(&q, j->head);
 		sdb_bind_text(&q, j->tree);
+		sdb_bind_int(&q, j->regression ? 1 : 0);
 		sdb_bind_text(&q, j->tests);
 		ret = sdb_stmt_run(&q, err);
 	}
@@ -66,7 +67,7 @@ int state_job_get(struct state *st, int64_t report_id, struct state_job *out, st
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (sdb_stmt_prepare(st, &q, "SELECT base, head, tree, tests FROM report_jobs WHERE report_id IN "
+	if (sdb_stmt_prepare(st, &q, "SELECT base, head, tree, tests, regression FROM report_jobs WHERE report_id IN "
 			     "(?, (SELECT thread_id FROM reports WHERE id = ?)) "
 			     "ORDER BY report_id = ? DESC LIMIT 1", err) < 0)
 		return -1;
@@ -79,6 +80,7 @@ int state_job_get(struct state *st, int64_t report_id, struct state_job *out, st
 		out->head = sdb_col_str(q.s, 1);
 		out->tree = sdb_col_str(q.s, 2);
 		out->tests = sdb_col_str(q.s, 3);
+		out->regression = sdb_col_int(q.s, 4) != 0;
 	}
 	sdb_stmt_finish(&q);
 	return r;

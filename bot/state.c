@@ -377,8 +377,8 @@ static const char *const migrations[] = {
 	/* 8: fix testing, self-contained (renumber freely):
 	 *  - report_jobs: what a lab needs to rerun a report's tests, kept
 	 *    when the report is made (the comparison file is gone after
-	 *    send): its base and head commits, its tree and its tests as
-	 *    JSON;
+	 *    send): its base and head commits, its tree, whether it reports
+	 *    a regression, and its tests as JSON;
 	 *  - requests: each "#perfbot test" (one per mail), accepted or
 	 *    refused with the reason, the commit made or named, its state */
 	"CREATE TABLE report_jobs ("
@@ -386,6 +386,7 @@ static const char *const migrations[] = {
 	"  base TEXT NOT NULL,"
 	"  head TEXT NOT NULL,"
 	"  tree TEXT NOT NULL,"
+	"  regression INTEGER NOT NULL,"
 	"  tests TEXT NOT NULL"
 	");"
 	"CREATE TABLE requests ("

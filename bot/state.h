@@ -815,6 +815,7 @@ struct state_job {
 	char *base;
 	char *head;
 	char *tree;		/* the comparison's tree, NAME/BRANCH */
+	int regression;		/* it reports a regression (fix tests are for those) */
 	char *tests;
 };
 

@@ -285,9 +285,9 @@ check "test.acknowledge: one line naming the commit" grep -q "^perfbot lab will 
 # folder right after the job file's rename, when the commit, the ref and
 # the file are made and the state is not; ingest again: one request, one
 # commit, one file
+cp "$tmp/c" "$tmp/c-kill"
+printf '\tmaxOpen = 100\n' >>"$tmp/c-kill"
 if command -v strace >/dev/null 2>&1; then
-	cp "$tmp/c" "$tmp/c-kill"
-	printf '\tmaxOpen = 100\n' >>"$tmp/c-kill"
 	pk() { "$perfbot" --config "$tmp/c-kill" "$@"; }
 	n1=$(( $(sqlite3_py "$state/state.db" 'SELECT MAX(id) FROM requests') + 1 ))
 	# a patch request, killed after the commit, the ref and the file
@@ -313,6 +313,14 @@ PY
 else
 	echo "skip: strace is not installed, so no kill -9 at a chosen point"
 fi
+
+# 10. a report of an improvement takes no fix test
+PERFBOT_NOW=1773300000 pb send "$top/tests/golden/improvement-derived-kind/input.json" 2>"$tmp/send-imp.log"
+imp=$(pb status --json | jq_py '[r["message_id"] for r in d["reports"] if r["kind"] == "report"][-1]')
+sed -e "s/off@example.org/imp@example.org/" -e "s/<$mid>/<$imp>/" "$tmp/off.mbox" >"$tmp/imp.mbox"
+"$perfbot" --config "$tmp/c-kill" ingest --mbox "$tmp/imp.mbox" 2>"$tmp/imp.log"
+check "an improvement report's request is refused, saying so" \
+	grep -q "not applied: the report is not of a regression: fix tests are taken for regression reports only" "$tmp/imp.log"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
