@@ -388,6 +388,44 @@ static const char *const migrations[] = {
 	"    NULL, NULL, 0, NULL FROM reports r"
 	"    WHERE redirected_to IS NULL AND NOT EXISTS"
 	"      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);",
+	/* 8: fix testing, self-contained (renumber freely):
+	 *  - report_jobs: what a lab needs to rerun a report's tests, kept
+	 *    when the report is made (the comparison file is gone after
+	 *    send): its base and head commits, its tree, whether it reports
+	 *    a regression, and its tests as JSON;
+	 *  - requests: each "#perfbot test" (one per mail), accepted or
+	 *    refused with the reason, the commit made or named, its state */
+	"CREATE TABLE report_jobs ("
+	"  report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
+	"  base TEXT NOT NULL,"
+	"  head TEXT NOT NULL,"
+	"  tree TEXT NOT NULL,"
+	"  regression INTEGER NOT NULL,"
+	"  tests TEXT NOT NULL"
+	");"
+	"CREATE TABLE requests ("
+	"  id INTEGER PRIMARY KEY,"
+	"  report_id INTEGER NOT NULL REFERENCES reports(id),"
+	"  message_id TEXT NOT NULL UNIQUE REFERENCES messages(message_id),"
+	"  requester_name TEXT NOT NULL,"
+	"  requester_email TEXT NOT NULL,"
+	"  requested INTEGER NOT NULL,"
+	"  what TEXT NOT NULL CHECK (what IN ('patch', 'commit', 'git')),"
+	"  args TEXT NOT NULL,"
+	"  subject TEXT,"
+	"  url TEXT,"
+	"  branch TEXT,"
+	"  commit_id TEXT,"
+	"  base TEXT,"
+	"  head TEXT,"
+	"  ref TEXT,"
+	"  state TEXT NOT NULL"
+	"    CHECK (state IN ('pending', 'taken', 'answered', 'refused', 'dropped')),"
+	"  why TEXT,"
+	"  changed INTEGER NOT NULL"
+	");"
+	"CREATE INDEX requests_report ON requests(report_id);"
+	"CREATE INDEX requests_requester ON requests(requester_email, requested);",
 };
 
 struct state;
@@ -395,7 +433,7 @@ static int migrate_4(struct state *st, struct buf *err);
 
 /* What a migration does beyond its SQL, in its transaction; NULL = nothing. */
 static int (*const migration_code[])(struct state *st, struct buf *err) = {
-	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL,
+	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL, NULL,
 };
 
 _Static_assert(N(migrations) == STATE_SCHEMA_VERSION && N(migration_code) == STATE_SCHEMA_VERSION,

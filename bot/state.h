@@ -74,7 +74,7 @@
 #include "buf.h"
 #include "fixes.h"
 
-#define STATE_SCHEMA_VERSION 7		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 8		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -850,5 +850,92 @@ int state_digest_entries(struct state *st, int64_t digest_id, struct state_diges
  * Message-ID exists, -1 on other errors. */
 int state_digest_add(struct state *st, const struct state_report *mail,
 		     const struct state_digest_entry *v, size_t nr, int64_t *id, struct buf *err);
+
+/* ---- fix testing: what a lab needs to rerun a report, and the
+ * "#perfbot test" requests (perfbot-requests(1)) ---- */
+
+/* A report's job: its base and head commits (40 hex digits), its tree
+ * and its tests as a JSON array (perfbot-json(5), the request file's "tests").
+ * Owned strings. */
+struct state_job {
+	char *base;
+	char *head;
+	char *tree;		/* the comparison's tree, NAME/BRANCH */
+	int regression;		/* it reports a regression (fix tests are for those) */
+	char *tests;
+};
+
+void state_job_release(struct state_job *j);
+/* Keeps report_id's job (replacing one kept before).  0 or -1. */
+int state_job_set(struct state *st, int64_t report_id, const struct state_job *j,
+		  struct buf *err);
+/* The job of report_id (a report or follow-up), else of its thread's
+ * report: 1 and *out filled, 0 when none was kept (a report made before
+ * jobs were), -1 on error. */
+int state_job_get(struct state *st, int64_t report_id, struct state_job *out, struct buf *err);
+
+enum state_request_what { STATE_REQUEST_PATCH, STATE_REQUEST_COMMIT, STATE_REQUEST_GIT };
+enum state_request_state {
+	STATE_REQUEST_PENDING, STATE_REQUEST_TAKEN, STATE_REQUEST_ANSWERED,
+	STATE_REQUEST_REFUSED, STATE_REQUEST_DROPPED
+};
+
+/* "patch", "commit", "git"; "pending", "taken", "answered", "refused",
+ * "dropped" */
+const char *state_request_what_name(enum state_request_what w);
+const char *state_request_state_name(enum state_request_state s);
+
+/* One "#perfbot test".  Owned strings when returned; as input to
+ * state_request_add() only read.  NULL = none. */
+struct state_request {
+	int64_t id;		/* the request's number, N */
+	int64_t report_id;	/* the report of its thread */
+	char *message_id;	/* the request mail */
+	char *requester_name;	/* "" when none */
+	char *requester_email;
+	int64_t requested;	/* the mail's date (else when ingested) */
+	enum state_request_what what;
+	char *args;		/* as written after "test" */
+	char *subject;		/* the patch's subject */
+	char *url, *branch;	/* what: git */
+	char *commit_id;	/* the commit made (patch) or named (commit) */
+	char *base, *head;	/* the report's */
+	char *ref;		/* where the commit made is kept */
+	enum state_request_state state;
+	char *why;		/* refused or dropped: why */
+	int64_t changed;	/* when its state last changed */
+};
+
+struct state_requests {
+	struct state_request *v;
+	size_t nr, alloc;
+};
+
+void state_request_release(struct state_request *r);
+void state_requests_release(struct state_requests *list);
+/* The id the next state_request_add() will get (in the same
+ * transaction).  0 or -1. */
+int state_request_next_id(struct state *st, int64_t *id, struct buf *err);
+/* Records r (its id, when not 0, must be state_request_next_id()'s);
+ * *id set.  STATE_EXISTS when the mail already made a request, -1 on
+ * other errors. */
+int state_request_add(struct state *st, const struct state_request *r, int64_t *id,
+		      struct buf *err);
+/* Requests of report_id's thread still pending or taken; requests by
+ * email (ASCII case ignored) accepted since `since`.  0 or -1. */
+int state_request_count_open(struct state *st, int64_t report_id, size_t *n, struct buf *err);
+int state_request_count_since(struct state *st, const char *email, int64_t since, size_t *n,
+			      struct buf *err);
+/* Appends the requests of report_id's thread (every request when 0), by
+ * number.  0 or -1. */
+int state_request_list(struct state *st, int64_t report_id, struct state_requests *out,
+		       struct buf *err);
+/* 1 and *out filled, 0 when there is no request id, -1 on error. */
+int state_request_get(struct state *st, int64_t id, struct state_request *out, struct buf *err);
+/* Moves request id to state s (why: the reason, for dropped) at time
+ * now, only from one of the states in mask (bits 1 << state).  1 when it
+ * moved, 0 when it was in none of them, -1 on error. */
+int state_request_set_state(struct state *st, int64_t id, enum state_request_state s,
+			    unsigned mask, const char *why, int64_t now, struct buf *err);
 
 #endif
