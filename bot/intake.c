@@ -355,13 +355,23 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		row.sources = sources;
 		row.created = in->now;
 		row.next_attempt = 0;
-		e = state_report_add(in->st, &row, &id, err);
+		/* the report and its job in one transaction: a run killed in
+		 * between leaves neither, and the spool file is still there */
+		e = state_begin(in->st, err);
+		if (e == 0)
+			e = state_report_add(in->st, &row, &id, err);
+		if (e == 0 && job_keep(in, id, r, group[0]->head, out.regression, err) < 0)
+			e = -1;
+		if (e >= 0 && state_commit(in->st, err) < 0)
+			e = -1;
+		else if (e < 0)
+			state_rollback(in->st);
 		buf_release(&rcpt);
 		free(to);
 		free(cc);
 		free(row.maintainer_addrs);
 	}
-	if (e < 0 || (e == 0 && job_keep(in, id, r, group[0]->head, out.regression, err) < 0)) {
+	if (e < 0) {
 		ret = -1;
 		goto done;
 	}
