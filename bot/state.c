@@ -647,8 +647,11 @@ int sdb_write_ints(struct state *st, const char *sql, size_t n, const int64_t *v
 int state_set_durable(struct state *st, int full, struct buf *err)
 {
 	/* back to full: a checkpoint syncs what was committed meanwhile */
-	return sdb_exec_sql(st, full ? "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(FULL)"
-				 : "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0", err);
+	if (sdb_exec_sql(st, full ? "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(FULL)"
+				  : "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0", err) < 0)
+		return -1;
+	st->lazy = !full;
+	return 0;
 }
 
 int state_begin(struct state *st, struct buf *err)
@@ -930,8 +933,10 @@ void state_close(struct state *st)
 	 * no shared memory to trust), which leaves none of it marked as copied
 	 * back, so the checkpoint at close copied every page into state.db
 	 * again, with its syncs: a `status` that wrote nothing wrote 417 pages
-	 * after a 2.4 MB WAL. */
-	if (sqlite3_total_changes64(st->db) == 0)
+	 * after a 2.4 MB WAL.  One whose commits were not full leaves it too:
+	 * the checkpoint would sync what state_set_durable() chose not to, and
+	 * the next full writer copies it back. */
+	if (sqlite3_total_changes64(st->db) == 0 || st->lazy)
 		sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	else if (stat(st->wal_path, &sb) == 0 && sb.st_size > STATE_WAL_KEEP)
 		sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 0 });

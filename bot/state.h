@@ -302,7 +302,12 @@ void state_close(struct state *st);
  * outbox itself (intake) is always written full.  While not full, the WAL
  * is not checkpointed either (a checkpoint copied each page of the outbox
  * back once per thousand pages written, a third of a delivery's database
- * time); going back to full checkpoints and syncs everything.  0 or -1.
+ * time); going back to full checkpoints and syncs everything, and a
+ * connection closed while not full leaves its commits in the WAL for the
+ * next full writer to sync and copy back.  perfbot track uses it too:
+ * what a run records is found again from git by the next run (its
+ * cursors go with it), and a full commit after it (send marking a notice
+ * sent) syncs the WAL, and so it, first.  0 or -1.
  */
 int state_set_durable(struct state *st, int full, struct buf *err);
 
