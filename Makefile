@@ -1,6 +1,7 @@
 # perfbot: plain Makefile.  `make`, `make check`, `make bench`, `make fuzz`,
 # `make install PREFIX=/usr/local DESTDIR=...`, `make clean`.
-# Switches: DEVELOPER=1 (warnings are errors), SANITIZE=address,undefined.
+# Switches: DEVELOPER=1 (warnings are errors), SANITIZE=address,undefined,
+# STATIC=0 (every library linked shared).
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -39,7 +40,29 @@ override CPPFLAGS += -DPERFBOT_MAN_DIR='"$(MAN_PAGE_DIR)"'
 
 LIBS_PC := jansson libgit2 sqlite3 gnutls zlib libpcre2-8
 override CFLAGS += $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
+# The libraries Debian 12 ships as static archives (in the -dev packages
+# install-deps.sh installs) are linked into the binary; the rest stay
+# shared.  Every library mapped costs the start of every process: with
+# all 35 shared, the dynamic loader spent 18 M instructions (12,000 symbol
+# relocations) before main(), more than `git log` takes to walk 100
+# commits; linked this way `perfbot --version` takes 2.2 M.  Shared:
+# libsasl2 (it loads its mechanisms as plug-ins, which need its one
+# copy), libp11-kit (GnuTLS's trust store, plug-ins too), and what Debian
+# ships no archive of (libgssapi_krb5, which libgit2 needs, and its
+# kin).  --wrap sends libgit2's reading of the system's CA bundle at
+# start to bot/gitlib-ca.c (it says why).  STATIC=0 links every library
+# shared, as pkg-config says.
+STATIC ?= 1
+LIBS_STATIC := git2 mbedtls mbedx509 mbedcrypto ssh2 http_parser pcre2-8 jansson sqlite3 etpan \
+	lockfile gnutls hogweed nettle gmp tasn1 idn2 unistring crypto z
+LIBS_SHARED := sasl2 gssapi_krb5 p11-kit m
+ifeq ($(STATIC),0)
 LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -letpan -lm -pthread
+else
+override CPPFLAGS += -DPERFBOT_STATIC=1
+LIBS := -Wl,--wrap=mbedtls_x509_crt_parse_file -Wl,-u,__wrap_mbedtls_x509_crt_parse_file -Wl,--as-needed \
+	-Wl,-Bstatic $(LIBS_STATIC:%=-l%) -Wl,-Bdynamic $(LIBS_SHARED:%=-l%) -pthread
+endif
 
 SRC := $(filter-out bot/main.c,$(wildcard bot/*.c))
 OBJ := $(SRC:.c=.o)
@@ -132,6 +155,10 @@ tests/bench/bench-render: tests/bench/bench-render.c $(LIB) Makefile
 tests/bench/bench-route: tests/bench/bench-route.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
+# perfbot track beside git log (tests/bench/track.sh runs it).
+tests/bench/bench-track: tests/bench/bench-track.c $(LIB) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
 bench: perfbot tests/bench/bench-render tests/bench/bench-route
 	@sh tests/bench/run.sh
 
@@ -185,10 +212,11 @@ uninstall:
 perfbot-installed: bot/main.c $(SRC) $(HDR) $(GENERATED) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
--include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d tests/bench/bench-route.d
+-include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d tests/bench/bench-route.d tests/bench/bench-track.d
 
 clean:
-	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) $(REPLAY_BIN) tests/bench/bench-render tests/bench/bench-route
+	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) $(REPLAY_BIN) tests/bench/bench-render tests/bench/bench-route \
+		tests/bench/bench-track
 	rm -f $(GENERATED) bot/polarity-table.h+
 	rm -rf tests/fuzz/corpus-*/.tmp
 

@@ -51,6 +51,7 @@ int cmd_digest(int argc, char **argv, const struct cmd_options *opts)
 	struct state_lock *lock = NULL;
 	struct template_set *templates = NULL;
 	struct state_tracked_list reports = { 0 };
+	struct state_requests requests = { 0 };
 	struct state_report prev, row;
 	struct state_digest_entry *entries = NULL;
 	struct address *to = NULL;
@@ -114,6 +115,7 @@ int cmd_digest(int argc, char **argv, const struct cmd_options *opts)
 		goto fail;
 	}
 	if (st && (state_tracked_list(st, 1, &reports, &err) < 0 ||
+		   state_request_list(st, 0, &requests, &err) < 0 ||
 		   (has_prev = state_digest_last(st, &prev, &err)) < 0 ||
 		   (has_prev && state_digest_entries(st, prev.id, &entries, &nr_entries, &err) < 0))) {
 		rc = EX_SOFTWARE;
@@ -137,6 +139,7 @@ int cmd_digest(int argc, char **argv, const struct cmd_options *opts)
 	req.to = to;
 	req.nr_to = nr_to;
 	req.created = opts->now;
+	req.requests = &requests;
 	if (digest_render(&req, &m, &err) < 0) {
 		rc = EX_CONFIG;	/* --to was read already: the template or a key */
 		goto fail;
@@ -168,6 +171,7 @@ done:
 	state_digest_entries_free(entries, nr_entries);
 	state_report_release(&prev);
 	state_tracked_list_release(&reports);
+	state_requests_release(&requests);
 	template_set_free(templates);
 	address_list_free(to, nr_to);
 	state_close(st);

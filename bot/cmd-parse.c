@@ -15,7 +15,9 @@
 
 #include "cmd.h"
 #include "date.h"
+#include "charset.h"
 #include "mail.h"
+#include "patchmail.h"
 #include "reply.h"
 #include "value.h"
 #include "banned.h"
@@ -127,8 +129,32 @@ static struct value *reply_parts_value(const struct reply *r, struct value *o)
 	return o;
 }
 
+/* The "patch" member: the patch as git mailinfo finds it, or null. */
+static struct value *patch_value(const struct patchmail *pm)
+{
+	struct value *o, *a;
+	struct buf diff = BUF_INIT;
+
+	if (!pm)
+		return value_new_null();
+	o = value_new_object();
+	value_object_set_string(o, "subject", pm->subject);
+	a = value_object_set(o, "author", value_new_object());
+	value_object_set_string(a, "name", pm->author_name);
+	value_object_set_string(a, "email", pm->author_email);
+	/* JSON holds UTF-8: other bytes of the patch show as U+FFFD */
+	charset_repair_utf8(pm->diff, pm->diff_len, &diff);
+	value_object_set(o, "diff", value_new_stringn(diff.data, diff.len));
+	value_object_set(o, "files", strings_value(pm->files, pm->nr_files));
+	value_object_set(o, "base_commit", string_or_null(pm->base_commit));
+	value_object_set(o, "problems", strings_value(pm->problems, pm->nr_problems));
+	buf_release(&diff);
+	return o;
+}
+
 /* The JSON of perfbot-json(5) for m and the analysis of its text. */
-static struct value *parse_value(const struct mail *m, const struct reply *r)
+static struct value *parse_value(const struct mail *m, const struct reply *r,
+				 const struct patchmail *pm)
 {
 	struct value *o = value_new_object(), *p;
 	struct buf date = BUF_INIT;
@@ -160,6 +186,7 @@ static struct value *parse_value(const struct mail *m, const struct reply *r)
 	value_object_set_bool(o, "html_only", m->html_only);
 	value_object_set(o, "attachments", value_new_integer((int64_t)m->attachments));
 	reply_parts_value(r, o);
+	value_object_set(o, "patch", patch_value(pm));
 	value_object_set(o, "quarantined", string_or_null(m->quarantine));
 	p = value_object_set(o, "problems", strings_value(m->problems, m->nr_problems));
 	for (i = 0; i < r->nr_problems; i++)
@@ -174,6 +201,7 @@ int cmd_parse(int argc, char **argv, const struct cmd_options *opts)
 	struct reply_options ro = { 0, 0, NULL };
 	const char *path = NULL;
 	struct mail *m = NULL;
+	struct patchmail *pm;
 	struct reply *r;
 	struct value *v;
 	int json = 0, rc = 0;
@@ -189,7 +217,8 @@ int cmd_parse(int argc, char **argv, const struct cmd_options *opts)
 		.max_args = 1,
 		.about = "Prints what perfbot reads from one mail (FILE.eml, or '-' for stdin) as\n"
 			 "JSON: the header fields, the decoded text, quoted and new lines, inline\n"
-			 "comments, #perfbot commands, trailers and the problems found.\n",
+			 "comments, #perfbot commands, trailers, the patch (as git mailinfo finds\n"
+			 "it) and the problems found.\n",
 		.notes = "Exits 0 for any mail, also an odd one (see \"problems\"), 65 when the input\n"
 			 "is not a mail at all.\n",
 		.opts = options,
@@ -214,7 +243,8 @@ int cmd_parse(int argc, char **argv, const struct cmd_options *opts)
 	ro.delsp = m->text_part.delsp;
 	ro.sender = m->from ? m->from->email : NULL;
 	r = reply_analyse(m->text, m->text_len, &ro);
-	v = parse_value(m, r);
+	pm = patchmail_read(raw.data, raw.len);
+	v = parse_value(m, r, pm);
 	value_write_json(&out, v, 2);
 	buf_addc(&out, '\n');
 	if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout)) {
@@ -223,6 +253,7 @@ int cmd_parse(int argc, char **argv, const struct cmd_options *opts)
 	}
 	value_free(v);
 	reply_free(r);
+	patchmail_free(pm);
 	mail_free(m);
 	buf_release(&raw);
 	buf_release(&err);

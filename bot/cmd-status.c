@@ -33,6 +33,7 @@ struct status {
 	struct intake_waits waits;	/* the spool's files */
 	struct state_trailers trailers;		/* every trailer recorded */
 	struct state_exclusions exclusions;	/* #perfbot unsubscribe's list */
+	struct state_requests requests;		/* #perfbot test, by number */
 };
 
 /* The tracked facts of report id (both lists are in id order), or NULL. */
@@ -78,6 +79,8 @@ static int status_gather(const struct config *cfg, int64_t now, struct status *s
 		ret = state_trailer_list(st, 0, &s->trailers, err);
 	if (!ret)
 		ret = state_exclusion_list(st, &s->exclusions, err);
+	if (!ret)
+		ret = state_request_list(st, 0, &s->requests, err);
 	state_close(st);
 	return ret;
 }
@@ -90,6 +93,7 @@ static void status_release(struct status *s)
 	intake_waits_release(&s->waits);
 	state_trailers_release(&s->trailers);
 	state_exclusions_release(&s->exclusions);
+	state_requests_release(&s->requests);
 }
 
 /* A 'sending' report is one whose attempt has not ended: for scripts it
@@ -237,6 +241,17 @@ static struct value *json_trailers(const struct status *s, int64_t id)
 	return a;
 }
 
+static struct value *json_requests(const struct status *s, int64_t id)
+{
+	struct value *a = value_new_array();
+	size_t i;
+
+	for (i = 0; i < s->requests.nr; i++)
+		if (s->requests.v[i].report_id == id)
+			value_array_push(a, cmd_request_json(&s->requests.v[i]));
+	return a;
+}
+
 static struct value *json_report(const struct status *s, const struct state_report *r)
 {
 	struct value *o = value_new_object();
@@ -272,6 +287,7 @@ static struct value *json_report(const struct status *s, const struct state_repo
 	value_object_set(o, "waiting", json_waiting(s, r));
 	value_object_set(o, "commands", json_commands(s, r->id));
 	value_object_set(o, "trailers", json_trailers(s, r->id));
+	value_object_set(o, "requests", json_requests(s, r->id));
 	cmd_fix_json(o, tracked_of(s, r->id));
 	return o;
 }
@@ -428,6 +444,16 @@ static void text_details(const struct status *s, const struct state_report *r, s
 			 c->name, *c->args ? (c->message_id ? " " : ": ") : "", c->args, c->author);
 		if (!c->applied)
 			buf_addf(out, " not applied: %s", c->why ? c->why : "");
+		buf_addc(out, '\n');
+	}
+	for (i = 0; i < s->requests.nr; i++) {
+		const struct state_request *q = &s->requests.v[i];
+
+		if (q->report_id != r->id)
+			continue;
+		buf_addf(out, INDENT "test request %lld %s: ", (long long)q->id,
+			 state_request_state_name(q->state));
+		cmd_request_words(out, q);
 		buf_addc(out, '\n');
 	}
 	buf_release(&line);

@@ -163,9 +163,28 @@ static void json_recorded(struct value *e, const char *mid, const struct state_c
 	}
 }
 
+/* The thread's "#perfbot test" requests, after its commands. */
+static void print_requests(const struct state_requests *q)
+{
+	struct buf line = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < q->nr; i++) {
+		buf_reset(&line);
+		if (!i)
+			buf_adds(&line, "\ntest requests:\n");
+		buf_addf(&line, "%lld  %s  report %lld  ", (long long)q->v[i].id,
+			 state_request_state_name(q->v[i].state), (long long)q->v[i].report_id);
+		cmd_request_words(&line, &q->v[i]);
+		buf_addc(&line, '\n');
+		fputs(line.data, stdout);
+	}
+	buf_release(&line);
+}
+
 static struct value *json_of(const char *root, const struct thread_entry *t, size_t n,
 			     const struct state_commands *c, const struct state_trailers *trailers,
-			     const struct state_tracked *tr)
+			     const struct state_tracked *tr, const struct state_requests *q)
 {
 	struct value *v = value_new_object(), *list;
 	size_t i;
@@ -202,6 +221,9 @@ static struct value *json_of(const char *root, const struct thread_entry *t, siz
 		value_object_add_bool(e, "applied", c->v[i].applied);
 		value_object_add(e, "why", c->v[i].why ? value_new_string(c->v[i].why) : value_new_null());
 	}
+	list = value_object_add(v, "requests", value_new_array());
+	for (i = 0; i < q->nr; i++)
+		value_array_push(list, cmd_request_json(&q->v[i]));
 	cmd_fix_json(v, tr);
 	return v;
 }
@@ -214,6 +236,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 	struct state *st = NULL;
 	struct state_messages msgs = { 0 };
 	struct state_commands cmds = { 0 };
+	struct state_requests reqs = { 0 };
 	struct thread_entry *t = NULL;
 	char *root = NULL;
 	int64_t report_id = 0;
@@ -263,7 +286,8 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 		goto fail;
 	}
 	if (state_message_list(st, report_id, &msgs, &err) < 0 ||
-	    state_command_list(st, report_id, &cmds, &err) < 0) {
+	    state_command_list(st, report_id, &cmds, &err) < 0 ||
+	    state_request_list(st, report_id, &reqs, &err) < 0) {
 		rc = EX_SOFTWARE;
 		goto fail;
 	}
@@ -285,7 +309,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 			rc = EX_SOFTWARE;
 			goto fail;
 		}
-		v = json_of(root, t, n, &cmds, &trailers, has_tracked ? &tracked : NULL);
+		v = json_of(root, t, n, &cmds, &trailers, has_tracked ? &tracked : NULL, &reqs);
 		value_write_json(&out, v, 2);
 		buf_addc(&out, '\n');
 		value_free(v);
@@ -308,6 +332,7 @@ int cmd_thread(int argc, char **argv, const struct cmd_options *opts)
 	} else {
 		print_overview(t, n, cfg, has_tracked ? &tracked : NULL);
 		print_commands(&cmds);
+		print_requests(&reqs);
 	}
 	fwrite(out.data, 1, out.len, stdout);
 	goto done;
@@ -320,6 +345,7 @@ done:
 		state_tracked_release(&tracked);
 	state_messages_release(&msgs);
 	state_commands_release(&cmds);
+	state_requests_release(&reqs);
 	state_close(st);
 	config_free(cfg);
 	buf_release(&err);

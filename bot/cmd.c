@@ -311,3 +311,55 @@ int cmd_lock(const char *name, const struct config *cfg, struct state_lock **loc
 	buf_release(&err);
 	return 1;
 }
+
+struct value *cmd_request_json(const struct state_request *r)
+{
+	struct value *o = value_new_object(), *v;
+
+	value_object_set(o, "request", value_new_integer(r->id));
+	value_object_set(o, "report", value_new_integer(r->report_id));
+	value_object_set_string(o, "message_id", r->message_id);
+	v = value_object_set(o, "requested_by", value_new_object());
+	value_object_set_string(v, "name", r->requester_name);
+	value_object_set_string(v, "email", r->requester_email);
+	value_object_set(o, "requested", cmd_json_time(r->requested));
+	value_object_set_string(o, "what", state_request_what_name(r->what));
+	value_object_set_string(o, "args", r->args);
+	value_object_set(o, "subject", r->subject ? value_new_string(r->subject) : value_new_null());
+	value_object_set(o, "commit", r->commit_id ? value_new_string(r->commit_id) : value_new_null());
+	value_object_set(o, "ref", r->ref ? value_new_string(r->ref) : value_new_null());
+	if (r->what == STATE_REQUEST_GIT) {
+		v = value_object_set(o, "git", value_new_object());
+		value_object_set_string(v, "url", r->url);
+		value_object_set_string(v, "branch", r->branch);
+	} else {
+		value_object_set(o, "git", value_new_null());
+	}
+	value_object_set_string(o, "state", state_request_state_name(r->state));
+	value_object_set(o, "why", r->why ? value_new_string(r->why) : value_new_null());
+	value_object_set(o, "changed", cmd_json_time(r->changed));
+	return o;
+}
+
+static void request_what(struct buf *out, const struct state_request *r)
+{
+	if (r->what == STATE_REQUEST_GIT)
+		buf_addf(out, "git %s %s", r->url ? r->url : "", r->branch ? r->branch : "");
+	else if (r->commit_id)
+		buf_addf(out, "%s %.12s%s%s%s", state_request_what_name(r->what), r->commit_id,
+			 r->subject ? " (\"" : "", r->subject ? r->subject : "", r->subject ? "\")" : "");
+	else
+		buf_addf(out, "%s %s", state_request_what_name(r->what), r->args);
+}
+
+void cmd_request_words(struct buf *out, const struct state_request *r)
+{
+	date_format_rfc3339_utc(out, r->requested);
+	if (*r->requester_name)
+		buf_addf(out, "  %s <%s>  ", r->requester_name, r->requester_email);
+	else
+		buf_addf(out, "  %s  ", r->requester_email);
+	request_what(out, r);
+	if (r->why)
+		buf_addf(out, ": %s", r->why);
+}

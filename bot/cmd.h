@@ -127,5 +127,13 @@ int cmd_status(int argc, char **argv, const struct cmd_options *opts);
 int cmd_template(int argc, char **argv, const struct cmd_options *opts);
 int cmd_track(int argc, char **argv, const struct cmd_options *opts);
 int cmd_digest(int argc, char **argv, const struct cmd_options *opts);
+int cmd_requests(int argc, char **argv, const struct cmd_options *opts);
+
+/* A "#perfbot test" request as status, thread and requests show it: its
+ * JSON object (perfbot-json(5), perfbot requests --json), and its words
+ * ("DATE  Name <email>  patch 0123456789ab (\"subject\"): why"),
+ * appended to out. */
+struct value *cmd_request_json(const struct state_request *r);
+void cmd_request_words(struct buf *out, const struct state_request *r);
 
 #endif

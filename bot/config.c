@@ -170,6 +170,9 @@ struct config *config_new_defaults(void)
 	c->max_per_hour = 60;
 	c->coalesce_minutes = 30;
 	c->retry_minutes = 5;
+	c->test_max_open = 3;
+	c->test_max_per_day = 10;
+	c->test_ref_prefix = xstrdup("refs/perfbot/tests/");
 	if (xdg && *xdg == '/')
 		buf_addf(&state, "%s/perfbot", xdg);
 	else if (home && *home == '/')
@@ -230,6 +233,7 @@ void config_free(struct config *c)
 	free(c->spool_group);
 	free(c->smtp_helo_name);
 	list_release(&c->digest_to);
+	free(c->test_ref_prefix);
 	for (i = 0; i < c->nr_trees; i++)
 		tree_release(&c->trees[i]);
 	free(c->trees);
@@ -470,6 +474,28 @@ static int read_ref(struct config *c, void *field, const char *name, const char 
 	return 0;
 }
 
+/* test.refPrefix: a full ref name ending in '/' (the request's number
+ * follows). */
+static int read_ref_prefix(struct config *c, void *field, const char *name, const char *value,
+			   struct buf *err)
+{
+	struct buf ref = BUF_INIT;
+	int valid;
+
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	buf_addf(&ref, "%s1", value);
+	valid = value[strlen(value) - 1] == '/' && !strncmp(value, "refs/", 5) &&
+		config_ref_name_valid(ref.data);
+	buf_release(&ref);
+	if (!valid)
+		return err_set(err, "%s: '%s' is not a ref prefix (refs/.../, ending in '/')", name,
+			       value);
+	set_str(field, value);
+	return 0;
+}
+
 static int read_polarity(struct config *c, const char *name, const char *value, int higher,
 			 struct buf *err)
 {
@@ -695,6 +721,17 @@ static const struct config_key keys[] = {
 
 	KEY("digest", "to", CONFIG_TEXT_LIST, digest_to, "none",
 	    "who gets perfbot digest (several allowed)"),
+
+	KEY("test", "enabled", CONFIG_BOOL, test_enabled, "false",
+	    "#perfbot test requests are taken (turn on when the lab's pipeline takes them)"),
+	INT("test", "maxOpen", test_max_open, 0, 1000, "3",
+	    "at most this many requests not yet answered per report"),
+	INT("test", "maxPerDay", test_max_per_day, 0, 10000, "10",
+	    "at most this many requests per requester in 24 hours"),
+	FN("test", "refPrefix", read_ref_prefix, test_ref_prefix, "refs/perfbot/tests/",
+	   "where the commits made for requests are kept in perfbot.repo (N appended)"),
+	KEY("test", "acknowledge", CONFIG_BOOL, test_acknowledge, "false",
+	    "an accepted request gets a one-line reply naming the commit made"),
 };
 
 #undef KEY

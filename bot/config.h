@@ -3,11 +3,11 @@
 
 /*
  * perfbot's configuration: git-config syntax (perfbot-config(5)), read by
- * gitconfig.h (not libgit2, whose start takes 10 to 30 ms).
+ * gitconfig.h (not libgit2, whose start, linked shared, takes 10 to 30 ms).
  *
  * Every key has a built-in default, so perfbot runs with no file at all.
  * Reading is strict: an unknown key in a section perfbot owns ([perfbot],
- * [smtp], [ingest], [polarity], [route], [commands], [digest], [tree "NAME"])
+ * [smtp], [ingest], [polarity], [route], [commands], [digest], [test], [tree "NAME"])
  * is an error, so a typo never silently drops a setting; values are
  * checked here, once (numbers in
  * range, booleans, time zone, encryption mode, regular expressions, no CR
@@ -115,6 +115,13 @@ struct config {
 	int route_reviewers;	/* Cc their R: people */
 	struct config_list route_exclude;	/* "local@domain" or "*@domain",
 						 * lowercase: never mailed */
+
+	/* [test]: "#perfbot test" requests (perfbot-requests(1)) */
+	int test_enabled;	/* test.enabled: requests are taken */
+	int test_max_open;	/* test.maxOpen: per report, not yet answered */
+	int test_max_per_day;	/* test.maxPerDay: per requester */
+	char *test_ref_prefix;	/* test.refPrefix: "refs/perfbot/tests/", ends in '/' */
+	int test_acknowledge;	/* test.acknowledge: reply to accepted ones too */
 
 	/* [commands] */
 	struct config_list commands_trusted;	/* address patterns (fnmatch,

@@ -63,6 +63,7 @@ struct digest_request {
 	const struct address *to;		/* the recipients (at least one) */
 	size_t nr_to;
 	int64_t created;			/* the digest's Date */
+	const struct state_requests *requests;	/* #perfbot test requests, or NULL */
 };
 
 struct digest_mail {

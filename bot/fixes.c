@@ -8,9 +8,10 @@
 #include "xalloc.h"
 #include "banned.h"
 
-/* A Message-ID in the hash: its bytes (owned) and the report it names. */
+/* A Message-ID in the hash: its bytes (in the index's mid_text) and the
+ * report it names. */
 struct mid_slot {
-	char *id;		/* NULL: an empty slot */
+	const char *id;		/* NULL: an empty slot */
 	size_t len;
 	size_t report;
 };
@@ -25,6 +26,9 @@ struct commit_key {
 struct fix_index {
 	struct mid_slot *mids;		/* open addressing, a power of two */
 	size_t mids_cap;
+	char *mid_text;			/* every Message-ID's bytes, one allocation
+					   (thousands of them, each run) */
+	size_t mid_text_len;
 	size_t mid_max;			/* the longest Message-ID indexed */
 	struct commit_key *heads;	/* sorted by hex */
 	size_t nr_heads;
@@ -203,7 +207,9 @@ static int index_mid(struct fix_index *ix, const struct fix_report *r, size_t re
 		return err_set(err, "message-id <%.*s> is given for reports %lld and %lld",
 			       (int)n, s, (long long)ix->report_ids[slot->report], (long long)r->id);
 	}
-	slot->id = xstrndup(s, n);
+	memcpy(ix->mid_text + ix->mid_text_len, s, n);
+	slot->id = ix->mid_text + ix->mid_text_len;
+	ix->mid_text_len += n;
 	slot->len = n;
 	slot->report = report;
 	if (n > ix->mid_max)
@@ -216,11 +222,15 @@ int fix_index_new(const struct fix_report *reports, size_t nr, const char *repor
 {
 	struct fix_index *ix = xcalloc(1, sizeof(*ix));
 	char addr[FIX_MAX_MESSAGE_ID + 1];
-	size_t nr_mids = 0, i, j, len;
+	size_t nr_mids = 0, text = 0, i, j, len;
 
 	*out = NULL;
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		nr_mids += reports[i].nr_message_ids;
+		for (j = 0; j < reports[i].nr_message_ids; j++)
+			text += strlen(reports[i].message_ids[j]);
+	}
+	ix->mid_text = xmalloc(text ? text : 1);
 	ix->mids_cap = 16;
 	while (ix->mids_cap < 2 * nr_mids)
 		ix->mids_cap *= 2;
@@ -267,12 +277,9 @@ int fix_index_new(const struct fix_report *reports, size_t nr, const char *repor
 
 void fix_index_free(struct fix_index *ix)
 {
-	size_t i;
-
 	if (!ix)
 		return;
-	for (i = 0; i < ix->mids_cap; i++)
-		free(ix->mids[i].id);
+	free(ix->mid_text);
 	free(ix->mids);
 	free(ix->heads);
 	free(ix->fixed_by);

@@ -21,6 +21,11 @@ struct repo;
  */
 int gitlib_fail(struct buf *err, const char *what);
 
+/* How many times libgit2 asked for the system's CA bundle and was told
+ * it cannot be read (gitlib-ca.c): once per git_libgit2_init() that
+ * started it, in a static build; never in a shared one. */
+extern int gitlib_ca_refused;
+
 /* The libgit2 handle of an open repository (owned by r). */
 git_repository *repo_git(const struct repo *r);
 

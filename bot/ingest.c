@@ -6,9 +6,15 @@
 #include "address.h"
 #include "archive.h"
 #include "ingest.h"
+#include "date.h"
 #include "mail.h"
+#include "patchmail.h"
+#include "render.h"
 #include "reply.h"
 #include "repo.h"
+#include "request.h"
+#include "testcommit.h"
+#include "testreply.h"
 #include "track.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -169,6 +175,404 @@ static int steer(struct ingest *in, const struct mail *m, int64_t report_id,
 	return 0;
 }
 
+/* ---- #perfbot test: a fix tested by the lab (perfbot-requests(1)) ---- */
+
+/* What one request asks, read from its arguments and its mail. */
+struct ask {
+	struct state_request r;		/* strings borrowed, or owned by the buffers */
+	struct buf message;		/* the commit message */
+	struct buf url, branch;
+	struct patchmail *patch;
+	char commit[41];
+};
+
+static int is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strchr("0123456789abcdefABCDEF", s[i]))
+			return 0;
+	return n > 0;
+}
+
+/* A git URL and a branch a pipeline may fetch: one word each, printable,
+ * the branch a valid ref name part. */
+static int git_source_valid(const char *url, const char *branch)
+{
+	struct buf ref = BUF_INIT;
+	const char *p;
+	int ok;
+
+	for (p = url; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return 0;
+	if (!strstr(url, "://") && strncmp(url, "git@", 4))
+		return 0;
+	buf_addf(&ref, "refs/heads/%s", branch);
+	ok = config_ref_name_valid(ref.data);
+	buf_release(&ref);
+	return ok;
+}
+
+/* The commit message of a patch: its subject, its body as git am keeps
+ * it (trailing white space and blank lines at both ends removed), and a
+ * Link: to the request mail. */
+static void test_message(const struct config *cfg, const struct patchmail *p, const char *mid,
+			 struct buf *out)
+{
+	const char *s = p->message, *e;
+	size_t blank = 0;
+	int started = 0;
+
+	buf_addf(out, "%s\n\n", *p->subject ? p->subject : "(no subject)");
+	while (*s) {
+		size_t n;
+
+		e = strchr(s, '\n');
+		n = e ? (size_t)(e - s) : strlen(s);
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+			n--;
+		if (!n) {
+			blank += started;
+		} else {
+			if (blank)
+				buf_addc(out, '\n');
+			blank = 0;
+			started = 1;
+			buf_add(out, s, n);
+			buf_addc(out, '\n');
+		}
+		s = e ? e + 1 : s + strlen(s);
+	}
+	buf_addf(out, "%sLink: %s%s\n", started ? "\n" : "", cfg->closes_url, mid);
+}
+
+/*
+ * Checks request a (who, whether taken at all, the limits, what it names)
+ * and, for a patch, makes its commit.  0 with o->applied 1 when accepted
+ * (a->r filled for the state), 0 with o->applied 0 and the reason when
+ * refused, -1 on state errors.
+ */
+static int test_check(struct ingest *in, const struct mail *m, const char *raw, size_t len,
+		      int64_t report_id, const struct reply_command *c, const struct state_job *job,
+		      struct ask *a, struct outcome *o, struct buf *err)
+{
+	size_t n;
+	int r;
+
+	r = trusted_by_config(in->cfg, m->from->email) ? 1 :
+	    state_report_may_steer(in->st, report_id, m->from->email, err);
+	if (r < 0)
+		return -1;
+	if (!r) {
+		buf_addf(&o->why, "from %s, who is not among the report's recipients, its MAINTAINERS "
+			 "people or commands.trusted", m->from->email);
+		return 0;
+	}
+	if (!in->cfg->test_enabled) {
+		buf_adds(&o->why, "this lab does not take test requests (test.enabled is off)");
+		return 0;
+	}
+	if (state_request_count_open(in->st, report_id, &n, err) < 0)
+		return -1;
+	if (n >= (size_t)in->cfg->test_max_open) {
+		buf_addf(&o->why, "the report has %zu requests not yet answered, the most it may have "
+			 "(test.maxOpen); ask again when one is answered", n);
+		return 0;
+	}
+	if (state_request_count_since(in->st, m->from->email, a->r.requested - 86400, &n, err) < 0)
+		return -1;
+	if (n >= (size_t)in->cfg->test_max_per_day) {
+		buf_addf(&o->why, "%s asked for %zu tests in 24 hours, the most one may (test.maxPerDay)",
+			 m->from->email, n);
+		return 0;
+	}
+	if (!job) {
+		buf_addf(&o->why, "perfbot kept no job for report %lld (it was made before perfbot "
+			 "kept them, or its base is not in perfbot.repo)", (long long)report_id);
+		return 0;
+	}
+	if (!job->regression) {
+		buf_adds(&o->why, "the report is not of a regression: fix tests are taken for "
+			 "regression reports only");
+		return 0;
+	}
+	if (!*c->args) {
+		a->r.what = STATE_REQUEST_PATCH;
+		a->patch = patchmail_read(raw, len);
+		if (!a->patch) {
+			buf_adds(&o->why, "no patch was found in the mail (inline after the text, after "
+				 "a \"-- >8 --\" line, or attached, as git am reads it; quoted with "
+				 "\"> \" does not count)");
+			return 0;
+		}
+		a->r.subject = a->patch->subject;
+		if (a->patch->nr_problems) {
+			for (n = 0; n < a->patch->nr_problems; n++)
+				buf_addf(&o->why, "%s%s", n ? "; " : "the patch cannot be tested: ",
+					 a->patch->problems[n]);
+			return 0;
+		}
+		return 1;	/* the commit is made once the number is known */
+	}
+	{
+		const char *sp = strchr(c->args, ' ');
+
+		if (!sp && is_hex(c->args, strlen(c->args)) && strlen(c->args) >= 7) {
+			struct repo *repo = NULL;
+			struct commit_info ci;
+			struct buf why = BUF_INIT;
+
+			a->r.what = STATE_REQUEST_COMMIT;
+			if (repo_open(in->cfg->repo, &repo, &why) < 0 ||
+			    repo_lookup(repo, c->args, &ci, &why) < 0) {
+				buf_addf(&o->why, "%s is not a commit of the lab's repository (%s); push it "
+					 "where the lab fetches, or name a git URL and branch", c->args,
+					 why.data);
+				repo_free(repo);
+				buf_release(&why);
+				return 0;
+			}
+			memcpy(a->commit, ci.id, sizeof(a->commit));
+			a->r.commit_id = a->commit;
+			commit_info_release(&ci);
+			repo_free(repo);
+			buf_release(&why);
+			return 1;
+		}
+		a->r.what = STATE_REQUEST_GIT;
+		if (sp) {
+			buf_add(&a->url, c->args, (size_t)(sp - c->args));
+			while (*sp == ' ')
+				sp++;
+			buf_adds(&a->branch, sp);
+		}
+		if (!sp || strchr(a->branch.data, ' ') || !git_source_valid(a->url.data, a->branch.data)) {
+			buf_addf(&o->why, "\"%s\" is neither a commit nor a git URL and a branch "
+				 "(#perfbot test: COMMIT, or #perfbot test: URL BRANCH)", c->args);
+			return 0;
+		}
+		a->r.url = a->url.data;
+		a->r.branch = a->branch.data;
+		return 1;
+	}
+}
+
+/* Makes the commit of an accepted patch request, numbered a->r.id.  0
+ * (refused with the reason in o when it does not apply), -1 never: a
+ * repository that cannot be opened or written refuses the request too. */
+static int test_commit(struct ingest *in, const struct mail *m, const char *mid,
+		       const struct state_job *job, struct ask *a, struct outcome *o)
+{
+	struct testcommit_input ti;
+	struct address from;
+	struct repo *repo = NULL;
+	struct buf ref = BUF_INIT, why = BUF_INIT;
+	int ret = 0;
+
+	memset(&from, 0, sizeof(from));
+	test_message(in->cfg, a->patch, mid, &a->message);
+	buf_addf(&ref, "%s%lld", in->cfg->test_ref_prefix, (long long)a->r.id);
+	memset(&ti, 0, sizeof(ti));
+	ti.head = job->head;
+	ti.diff = a->patch->diff;
+	ti.diff_len = a->patch->diff_len;
+	ti.author_name = a->patch->author_name;
+	ti.author_email = *a->patch->author_email ? a->patch->author_email : m->from->email;
+	ti.date = a->r.requested;
+	ti.zone = m->has_date ? m->date_zone : 0;
+	ti.message = a->message.data;
+	ti.ref = ref.data;
+	if (repo_open(in->cfg->repo, &repo, &why) < 0 ||
+	    address_parse(in->cfg->from, &from, &why) < 0) {
+		buf_addf(&o->why, "the lab cannot make the commit: %s", why.data);
+		o->applied = 0;
+		goto out;
+	}
+	ti.committer_name = *from.name ? from.name : from.email;
+	ti.committer_email = from.email;
+	if (testcommit_make(repo, &ti, a->commit, &why) < 0) {
+		buf_addf(&o->why, "the patch does not apply: %s", why.data);
+		o->applied = 0;
+		goto out;
+	}
+	a->r.commit_id = a->commit;
+	a->r.ref = buf_detach(&ref, NULL);
+out:
+	repo_free(repo);
+	address_release(&from);
+	buf_release(&ref);
+	buf_release(&why);
+	return ret;
+}
+
+/*
+ * Queues perfbot's answer to request r (refused: why; accepted: with
+ * test.acknowledge only) in the outbox, in the mail's transaction.  Its
+ * Message-ID comes from the request mail's, so a mail is answered once:
+ * an answer already queued is left as it is.  Never for perfbot's own or
+ * auto-submitted mail: no command of theirs gets here.
+ */
+static int test_answer(struct ingest *in, const struct mail *m, const char *mid,
+		       const struct state_request *r, const struct state_report *rep,
+		       const char *why, struct buf *err)
+{
+	struct testreply_request req;
+	struct testreply t;
+	struct state_report row;
+	struct template_set *set;
+	struct buf terr = BUF_INIT;
+	int e, ret = 0;
+
+	if (r->state != STATE_REQUEST_REFUSED && !in->cfg->test_acknowledge)
+		return 0;
+	set = render_template_set(in->cfg);
+	memset(&req, 0, sizeof(req));
+	req.cfg = in->cfg;
+	req.templates = set;
+	req.mail = m;
+	req.mail_id = mid;
+	req.report = rep;
+	req.request = r;
+	req.refused = r->state == STATE_REQUEST_REFUSED;
+	req.why = why;
+	req.created = in->now;
+	if (testreply_render(&req, &t, &terr) < 0) {
+		/* the request stands recorded; the answer is said, not sent */
+		event_log_say(&in->log, "report %lld: no answer to <%s>: %s", (long long)rep->id, mid,
+			      terr.data);
+	} else {
+		testreply_row(&t, &req, &row);
+		e = state_report_add(in->st, &row, NULL, err);
+		if (e == STATE_EXISTS)
+			buf_reset(err);
+		else if (e < 0)
+			ret = -1;
+		else
+			event_log_say(&in->log, "queued the answer <%s> to <%s> (%s)", t.message_id, mid,
+				      req.refused ? "refused" : "accepted");
+	}
+	testreply_release(&t);
+	template_set_free(set);
+	buf_release(&terr);
+	return ret;
+}
+
+/*
+ * "#perfbot test": checks the request, makes its commit, records it in
+ * the state (accepted or refused, with the reason) and, when accepted,
+ * writes its job file, all in the mail's transaction: a run killed
+ * before the commit leaves nothing (the number, the commit and the ref
+ * come out the same next time, and the file is written again).
+ */
+static int test_request(struct ingest *in, const struct mail *m, const char *raw, size_t len,
+			const char *mid, int64_t report_id, const struct reply_command *c,
+			struct outcome *o, struct buf *err)
+{
+	struct state_job job;
+	struct state_report rep;
+	struct ask a;
+	struct buf json = BUF_INIT;
+	int has_job = 0, has_rep = 0, ret = 0, r;
+
+	memset(&a, 0, sizeof(a));
+	memset(&rep, 0, sizeof(rep));
+	buf_init(&a.message);
+	buf_init(&a.url);
+	buf_init(&a.branch);
+	o->applied = 0;
+	if (!m->from) {
+		buf_adds(&o->why, "the mail has no From address to answer");
+		goto out;
+	}
+	a.r.report_id = report_id;
+	a.r.message_id = (char *)mid;
+	a.r.requester_name = m->from->name;
+	a.r.requester_email = m->from->email;
+	a.r.requested = m->has_date ? m->date : in->now;
+	a.r.args = c->args;
+	a.r.changed = in->now;
+	/* what it asks, for the record even when it is refused */
+	if (!*c->args)
+		a.r.what = STATE_REQUEST_PATCH;
+	else if (!strchr(c->args, ' ') && is_hex(c->args, strlen(c->args)))
+		a.r.what = STATE_REQUEST_COMMIT;
+	else
+		a.r.what = STATE_REQUEST_GIT;
+	if ((has_job = state_job_get(in->st, report_id, &job, err)) < 0 ||
+	    state_request_next_id(in->st, &a.r.id, err) < 0) {
+		ret = -1;
+		goto out;
+	}
+	r = test_check(in, m, raw, len, report_id, c, has_job ? &job : NULL, &a, o, err);
+	if (r < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (r > 0)
+		o->applied = 1;
+	if (o->applied && a.r.what == STATE_REQUEST_PATCH)
+		test_commit(in, m, mid, &job, &a, o);
+	if (has_job) {
+		a.r.base = job.base;
+		a.r.head = job.head;
+	}
+	a.r.state = o->applied ? STATE_REQUEST_PENDING : STATE_REQUEST_REFUSED;
+	a.r.why = o->applied ? NULL : o->why.data;
+	r = state_request_add(in->st, &a.r, NULL, err);
+	if (r == STATE_EXISTS) {
+		o->applied = 0;
+		buf_reset(&o->why);
+		buf_adds(&o->why, "the mail asked for a test already: one request per mail");
+		buf_reset(err);
+		goto out;
+	}
+	if (r < 0) {
+		ret = -1;
+		goto out;
+	}
+	if ((has_rep = state_report_get(in->st, report_id, &rep, err)) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (!o->applied) {
+		/* a killed run may have left a file under this number */
+		if (request_file_forget(in->cfg->state, a.r.id, err) < 0 ||
+		    (has_rep && test_answer(in, m, mid, &a.r, &rep, o->why.data, err) < 0))
+			ret = -1;
+		goto out;
+	}
+	if (!has_rep || request_job_json(&a.r, &job, rep.message_id, &json, err) < 0 ||
+	    request_file_write(in->cfg->state, a.r.id, json.data, json.len, err) < 0 ||
+	    test_answer(in, m, mid, &a.r, &rep, NULL, err) < 0) {
+		if (!has_rep)
+			err_set(err, "report %lld is not in the state", (long long)report_id);
+		ret = -1;
+		goto out;
+	}
+	buf_addf(&o->why, "request %lld: ", (long long)a.r.id);
+	if (a.r.what == STATE_REQUEST_GIT)
+		buf_addf(&o->why, "%s %s", a.r.url, a.r.branch);
+	else if (a.r.ref)
+		buf_addf(&o->why, "commit %s on %s", a.r.commit_id, a.r.ref);
+	else
+		buf_addf(&o->why, "commit %s", a.r.commit_id);
+	buf_addf(&o->why, ", job requests/pending/%lld.json", (long long)a.r.id);
+out:
+	if (has_job > 0)
+		state_job_release(&job);
+	if (has_rep > 0)
+		state_report_release(&rep);
+	free(a.r.ref);
+	patchmail_free(a.patch);
+	buf_release(&a.message);
+	buf_release(&a.url);
+	buf_release(&a.branch);
+	buf_release(&json);
+	return ret;
+}
+
 /* #perfbot unsubscribe / subscribe: open to every sender, for the
  * sender's own address only. */
 static int subscription(struct ingest *in, const struct mail *m, const char *mid,
@@ -217,9 +621,9 @@ static int subscription(struct ingest *in, const struct mail *m, const char *mid
 }
 
 /* One command: what it does, recorded with its outcome. */
-static int act_on_command(struct ingest *in, const struct mail *m, const char *mid,
-			  int64_t report_id, const struct reply_command *c, const char *author,
-			  struct buf *err)
+static int act_on_command(struct ingest *in, const struct mail *m, const char *raw, size_t len,
+			  const char *mid, int64_t report_id, const struct reply_command *c,
+			  const char *author, int *tests_seen, struct buf *err)
 {
 	struct outcome o;
 	enum state_verdict v;
@@ -234,7 +638,12 @@ static int act_on_command(struct ingest *in, const struct mail *m, const char *m
 			buf_addf(&o.why, "#perfbot %s needs an argument", c->name);
 		else
 			buf_adds(&o.why, "not understood: perfbot knows invalid, fixed-by, dup-of, reopen, "
-				 "subscribe and unsubscribe");
+				 "subscribe, unsubscribe and test");
+	} else if (!strcmp(c->name, "test") && (*tests_seen)++) {
+		o.applied = 0;
+		buf_adds(&o.why, "the mail asked for a test already: one request per mail");
+	} else if (!strcmp(c->name, "test")) {
+		ret = test_request(in, m, raw, len, mid, report_id, c, &o, err);
 	} else if (known) {
 		ret = steer(in, m, report_id, c, &o, err);
 	} else {
@@ -251,7 +660,11 @@ static int act_on_command(struct ingest *in, const struct mail *m, const char *m
 			in->not_understood++;
 		else
 			in->not_applied++;
-		if (o.applied && known)
+		if (o.applied && !strcmp(c->name, "test"))
+			event_log_say(&in->log, "report %lld: #perfbot test%s%s by %s: %s",
+				      (long long)report_id, *c->args ? " " : "", c->args, author,
+				      o.why.data);
+		else if (o.applied && known)
 			event_log_say(&in->log, "%s: #perfbot %s%s%s by %s%s%s%s", o.why.data, c->name,
 				      *c->args ? " " : "", c->args, author, o.detail.len ? " (" : "",
 				      o.detail.data, o.detail.len ? ")" : "");
@@ -267,14 +680,14 @@ static int act_on_command(struct ingest *in, const struct mail *m, const char *m
 }
 
 /* Commands and trailers of a reply in a report's thread. */
-static int act(struct ingest *in, const struct mail *m, const char *mid, int64_t report_id,
-	       struct buf *err)
+static int act(struct ingest *in, const struct mail *m, const char *raw, size_t len,
+	       const char *mid, int64_t report_id, struct buf *err)
 {
 	struct reply_options ro;
 	struct reply *r;
 	struct buf author = BUF_INIT;
 	size_t i;
-	int ret = 0;
+	int ret = 0, tests_seen = 0;
 
 	memset(&ro, 0, sizeof(ro));
 	ro.flowed = m->has_text_part && m->text_part.flowed;
@@ -286,7 +699,8 @@ static int act(struct ingest *in, const struct mail *m, const char *mid, int64_t
 	else
 		buf_adds(&author, "(no From)");
 	for (i = 0; i < r->nr_commands && ret == 0; i++)
-		ret = act_on_command(in, m, mid, report_id, &r->commands[i], author.data, err);
+		ret = act_on_command(in, m, raw, len, mid, report_id, &r->commands[i], author.data,
+				     &tests_seen, err);
 	for (i = 0; i < r->nr_trailers && ret == 0; i++)
 		ret = state_trailer_add(in->st, mid, r->trailers[i].key, r->trailers[i].value, err);
 	reply_free(r);
@@ -392,7 +806,7 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 	if (state_begin(in->st, err) < 0) {
 		ret = -1;
 	} else if (state_message_add(in->st, &row, &is_new, err) < 0 ||
-		   (act_on && act(in, m, mid.data, report_id, err) < 0)) {
+		   (act_on && act(in, m, raw, len, mid.data, report_id, err) < 0)) {
 		state_rollback(in->st);
 		ret = -1;
 	} else {

@@ -26,7 +26,10 @@
  *     on, or as not found (bot/track.h's track_fixed_by()), and a reopen
  *     sets the fix aside; commands in a digest's thread are recorded and
  *     change nothing.  unsubscribe and subscribe, from anyone, change the
- *     sender's own address on the exclusion list.  Words perfbot does not
+ *     sender's own address on the exclusion list.  "#perfbot test" asks
+ *     the lab to test a fix (perfbot-requests(1)): checked, made into a
+ *     commit and a job file, or refused with the reason, in the mail's
+ *     transaction.  Words perfbot does not
  *     understand are recorded as such.  Names are decoded UTF-8, never
  *     RFC 2047;
  *   - it is recorded in the state database and filed in the archive.

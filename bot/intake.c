@@ -10,6 +10,7 @@
 #include "message.h"
 #include "mboxrd.h"
 #include "spool.h"
+#include "value.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -204,6 +205,64 @@ void intake_plan_request(const struct intake_plan *p, const struct report *r, in
 	req->parent = p->has_parent ? &p->render_parent : NULL;
 }
 
+/* The tests of r as a request file's "tests" (perfbot-json(5)). */
+static char *job_tests(const struct report *r)
+{
+	struct value *a = value_new_array();
+	struct buf out = BUF_INIT;
+	size_t i, j;
+
+	for (i = 0; i < r->nr_tests; i++) {
+		const struct report_test *t = &r->tests[i];
+		struct value *o = value_array_push(a, value_new_object()), *p;
+
+		value_object_set_string(o, "testcase", t->testcase);
+		value_object_set_string(o, "tbox_group", t->tbox_group);
+		value_object_set_string(o, "machine", t->machine);
+		value_object_set_string(o, "kconfig", t->kconfig);
+		value_object_set_string(o, "compiler", t->compiler);
+		value_object_set_string(o, "rootfs", t->rootfs);
+		p = value_object_set(o, "params", value_new_object());
+		for (j = 0; j < t->nr_params; j++)
+			value_object_set_string(p, t->params[j].key, t->params[j].value);
+		value_object_set_string(o, "headline", t->headline);
+	}
+	value_write_json(&out, a, 0);
+	value_free(a);
+	return buf_detach(&out, NULL);
+}
+
+/*
+ * Keeps what a lab needs to rerun report id (its base and head commits,
+ * its tests) for "#perfbot test" requests: the comparison file is gone
+ * after send.  A base the repository cannot resolve keeps no job (a
+ * request on that report is then refused, saying so).
+ */
+static int job_keep(struct intake *in, int64_t id, const struct report *r, const char *head,
+		    int regression, struct buf *err)
+{
+	struct commit_info base;
+	struct state_job job;
+	struct buf why = BUF_INIT;
+	int ret = 0;
+
+	if (repo_lookup(in->env->repo, r->base, &base, &why) < 0) {
+		event_log_say(&in->log, "report %lld: no job kept for fix testing: %s", (long long)id,
+			      why.data);
+		buf_release(&why);
+		return 0;
+	}
+	job.base = base.id;
+	job.head = (char *)head;
+	job.tree = r->tree;
+	job.regression = regression;
+	job.tests = job_tests(r);
+	ret = state_job_set(in->st, id, &job, err);
+	free(job.tests);
+	commit_info_release(&base);
+	return ret;
+}
+
 static int queue_group(struct intake *in, struct item **group, size_t n, struct buf *err)
 {
 	struct report *r = group[0]->report;
@@ -296,7 +355,17 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 		row.sources = sources;
 		row.created = in->now;
 		row.next_attempt = 0;
-		e = state_report_add(in->st, &row, &id, err);
+		/* the report and its job in one transaction: a run killed in
+		 * between leaves neither, and the spool file is still there */
+		e = state_begin(in->st, err);
+		if (e == 0)
+			e = state_report_add(in->st, &row, &id, err);
+		if (e == 0 && job_keep(in, id, r, group[0]->head, out.regression, err) < 0)
+			e = -1;
+		if (e >= 0 && state_commit(in->st, err) < 0)
+			e = -1;
+		else if (e < 0)
+			state_rollback(in->st);
 		buf_release(&rcpt);
 		free(to);
 		free(cc);

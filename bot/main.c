@@ -26,6 +26,7 @@ static const struct cmd_entry commands[] = {
 	{ "recipients", cmd_recipients, "show who would get each report and why" },
 	{ "render", cmd_render, "print the report mail for a comparison JSON" },
 	{ "report", cmd_report, "set a report's state as the operator" },
+	{ "requests", cmd_requests, "list #perfbot test requests; take a job for the lab, drop one" },
 	{ "send", cmd_send, "take the spool into the outbox, deliver what is due, archive it" },
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },

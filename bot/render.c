@@ -446,6 +446,7 @@ int render_report(struct render_env *env, const struct render_request *req,
 				percent.data, report_kind_name(f.kinds[0]));
 	}
 	out->subject = xstrdup(subject.data);
+	out->regression = f.kinds[0] == REPORT_KIND_REGRESSION;
 	if (route_and_recipients(env, r, tree.data, &f.head, &out->route, &out->rcpt, &out->notes,
 				 err) < 0)
 		goto done;

@@ -58,6 +58,7 @@ struct render_request {
 
 struct rendered {
 	char *message_id;	/* without <> */
+	int regression;		/* its first test's kind, resolved, is a regression */
 	char *subject;		/* decoded */
 	char **references;	/* a follow-up's References (oldest first) */
 	size_t nr_references;

@@ -238,13 +238,68 @@ static void add_command(struct state *s, const char *name, struct line args, siz
 	r->nr_commands++;
 }
 
-/* A "#perfbot ..." line. */
-static void scan_command(struct state *s, struct line l, size_t lineno)
+static int is_hex_word(struct line w)
+{
+	size_t i;
+
+	if (w.n < 7 || w.n > 64)
+		return 0;
+	for (i = 0; i < w.n; i++)
+		if (!((w.p[i] >= '0' && w.p[i] <= '9') || (w.p[i] >= 'a' && w.p[i] <= 'f') ||
+		      (w.p[i] >= 'A' && w.p[i] <= 'F')))
+			return 0;
+	return 1;
+}
+
+static int is_one_word(struct line w)
+{
+	size_t i;
+
+	if (!w.n)
+		return 0;
+	for (i = 0; i < w.n; i++)
+		if (is_space(w.p[i]))
+			return 0;
+	return 1;
+}
+
+static int is_url(struct line w)
+{
+	return is_one_word(w) && w.n > 6 && (memmem(w.p, w.n, "://", 3) || starts_ci(w, "git@"));
+}
+
+/*
+ * "#perfbot test" with its argument wrapped by a mail client: a commit
+ * or a URL alone on the next line, or the branch after a URL.  next is
+ * the next line, or NULL when it is not new text.
+ */
+static struct line test_args(struct line args, const struct line *next, struct buf *joined)
+{
+	struct line n;
+
+	if (!next)
+		return args;
+	n = trim(*next);
+	if ((!args.n && (is_hex_word(n) || is_url(n))) || (is_url(args) && is_one_word(n) &&
+							  !starts_ci(n, "diff") && n.p[0] != '-')) {
+		buf_add(joined, args.p, args.n);
+		if (args.n)
+			buf_addc(joined, ' ');
+		buf_add(joined, n.p, n.n);
+		args.p = joined->data;
+		args.n = joined->len;
+	}
+	return args;
+}
+
+/* A "#perfbot ..." line; next: the line after it when it is new text. */
+static void scan_command(struct state *s, struct line l, size_t lineno, const struct line *next)
 {
 	static const struct { const char *name; int needs_args; } known[] = {
 		{ "invalid", 0 }, { "reopen", 0 }, { "fixed-by", 1 }, { "dup-of", 1 },
-		{ "subscribe", 0 }, { "unsubscribe", 0 },
+		{ "subscribe", 0 }, { "unsubscribe", 0 }, { "test", 0 },
 	};
+	struct buf joined = BUF_INIT;
 	char name[REPLY_MAX_NAME + 1];
 	struct line args;
 	struct buf q = BUF_INIT, raw = BUF_INIT;
@@ -299,10 +354,13 @@ static void scan_command(struct state *s, struct line l, size_t lineno)
 			args.n -= 2;
 			args = trim(args);
 		}
+		if (!strcmp(name, "test"))
+			args = test_args(args, next, &joined);
 		/* after the brackets: "dup-of: <>" has no argument either */
 		add_command(s, name, args, lineno, !known[i].needs_args || args.n);
 	}
 out:
+	buf_release(&joined);
 	buf_release(&q);
 	buf_release(&raw);
 }
@@ -525,7 +583,8 @@ struct reply *reply_analyse(const char *text, size_t len, const struct reply_opt
 		} else {
 			ends_comment = 0;
 			r->new_lines++;
-			scan_command(&s, l, i + 1);
+			scan_command(&s, l, i + 1,
+				     i + 1 < nr && !lines[i + 1].quoted && !outlook ? &lines[i + 1] : NULL);
 			scan_trailer(&s, l, i + 1);
 			if (seen_quote) {
 				if (!in_comment) {

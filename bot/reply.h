@@ -39,7 +39,10 @@
  *     (top-posting) is new but no comment.
  *   - commands: new lines starting (after white space) with "#perfbot"
  *     and a name: "invalid", "reopen", "subscribe", "unsubscribe"
- *     (arguments optional, kept as a reason), "fixed-by: COMMIT",
+ *     (arguments optional, kept as a reason), "test" (optional: a
+ *     commit, or a git URL and branch; an argument a mail client wrapped
+ *     is taken from the next line when that line is new text holding
+ *     only a commit or URL, or the branch after a URL), "fixed-by: COMMIT",
  *     "dup-of: MESSAGE-ID" (arguments required; a Message-ID loses its
  *     <>).  Names are read in any case and given in lowercase, the ':'
  *     after them is optional.  A name perfbot does not know, or a known
@@ -77,7 +80,7 @@ struct reply_comment {
 
 struct reply_command {
 	char *name;	/* "invalid", "fixed-by", "dup-of", "reopen", "subscribe",
-			 * "unsubscribe"; when not understood, the word as
+			 * "unsubscribe", "test"; when not understood, the word as
 			 * written, lowercase (letters, digits, '-', '_') */
 	char *args;	/* the rest of the line, trimmed; "" when none */
 	size_t line;

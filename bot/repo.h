@@ -38,8 +38,10 @@ struct commit_info {
 };
 
 /*
- * libgit2 takes 10 to 30 ms to start: git_libgit2_init() reads the
- * system's certificate bundle.  repo_warm_up() starts it on a thread of
+ * libgit2 took 10 to 30 ms to start, reading the system's certificate
+ * bundle; statically linked it no longer does (gitlib-ca.c), and its
+ * start is about 2.4 M instructions (mbedTLS's entropy, libssh2's
+ * OpenSSL), still worth a thread.  repo_warm_up() starts it on a thread of
  * its own, so that a command does other work meanwhile, and repo_open(),
  * the archive and the hashes below find it started (or wait for the
  * rest); the process keeps it started.  repo_warm_up_end() waits for that

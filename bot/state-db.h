@@ -60,6 +60,7 @@ struct state {
 	sqlite3 *db;
 	char *path;		/* DIR/state.db, for messages */
 	int in_tx;		/* inside state_begin() */
+	int lazy;		/* state_set_durable(0) in force */
 	struct cached_stmt cache[STATE_STMT_CACHE];
 	size_t nr_cache;
 	char *wal_path;		/* DIR/state.db-wal */

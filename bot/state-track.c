@@ -222,7 +222,9 @@ static int evidence_of(const char *name, enum fix_kind *out)
 	return name && fix_kind_parse(name, out) == 0 && *out != FIX_POSSIBLE ? 0 : -1;
 }
 
-/* A mail's tree, for the list of trees: the first mail on it wins. */
+/* The distinct trees of the mails, each with the smallest id of a mail
+ * on it.  A handful, so a list searched in full: no copy or sort per
+ * mail (there are thousands). */
 struct tree_seen {
 	int64_t id;
 	char *tree;	/* owned */
@@ -235,8 +237,17 @@ struct trees_seen {
 
 static void trees_seen_add(struct trees_seen *s, int64_t id, const char *tree)
 {
+	size_t i;
+
 	if (!tree)
 		return;
+	for (i = 0; i < s->nr; i++) {
+		if (!strcmp(s->v[i].tree, tree)) {
+			if (id < s->v[i].id)
+				s->v[i].id = id;
+			return;
+		}
+	}
 	ALLOC_GROW(s->v, s->nr + 1, s->alloc);
 	s->v[s->nr].id = id;
 	s->v[s->nr++].tree = xstrdup(tree);
@@ -252,19 +263,12 @@ static int tree_seen_cmp(const void *a, const void *b)
 /* The distinct trees seen, first seen (smallest id) first; frees s. */
 static void trees_collect(struct trees_seen *s, struct state_names *out)
 {
-	size_t i, j;
+	size_t i;
 
 	xqsort(s->v, s->nr, sizeof(*s->v), tree_seen_cmp);
 	for (i = 0; i < s->nr; i++) {
-		for (j = 0; j < out->nr; j++)
-			if (!strcmp(out->v[j], s->v[i].tree))
-				break;
-		if (j == out->nr) {
-			ALLOC_GROW(out->v, out->nr + 1, out->alloc);
-			out->v[out->nr++] = s->v[i].tree;
-		} else {
-			free(s->v[i].tree);
-		}
+		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
+		out->v[out->nr++] = s->v[i].tree;
 	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));
@@ -280,6 +284,91 @@ static const char *const tracked_sql[] = {
 	"(SELECT MAX(k.date) FROM known_messages k WHERE k.report_id = r.id AND k.origin <> 'outbox') "
 	"FROM reports r WHERE r.kind = 'report' AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
 };
+
+static const char *const fixes_sql[] = {
+	/* track's: the fixes by #perfbot fixed-by alone, which its index
+	 * needs before the walk; state_tracked_fixes() reads the rest for the
+	 * few reports a walk finds evidence for */
+	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
+	"reopened FROM fixes WHERE evidence = 'fixed-by' AND (?1 = 0 OR report_id = ?1)",
+	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
+	"reopened FROM fixes WHERE ?1 = 0 OR report_id = ?1",
+	/* one report's, by its key */
+	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
+	"reopened FROM fixes WHERE report_id = ?1",
+};
+
+static const char *const possible_sql[] = {
+	"SELECT report_id, commit_id, subject, ref, date, recorded FROM possible_fixes "
+	"WHERE ?1 = 0 OR report_id = ?1 ORDER BY report_id, recorded, commit_id",
+	"SELECT report_id, commit_id, subject, ref, date, recorded FROM possible_fixes "
+	"WHERE report_id = ?1 ORDER BY recorded, commit_id",
+};
+
+/* The fixes sql (one parameter: only) yields, into the reports of
+ * out->v[from..] they belong to. */
+static int fixes_load(struct state *st, const char *sql, int64_t only, size_t from,
+		      struct state_tracked_list *out, struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	if (sdb_stmt_prepare(st, &q, sql, err) < 0)
+		return -1;
+	sdb_bind_int(&q, only);
+	while ((row = sdb_stmt_step(&q, err)) == 1) {
+		struct state_tracked *t = tracked_find(out, from, sdb_col_int(q.s, 0));
+		struct state_fix *f;
+
+		if (!t)
+			continue;
+		f = &t->fix;
+		if (evidence_of((const char *)sqlite3_column_text(q.s, 5), &f->kind) < 0) {
+			row = err_set(err, "%s: report %lld: unknown fix evidence", st->path, (long long)t->id);
+			break;
+		}
+		t->has_fix = 1;
+		f->report_id = t->id;
+		f->commit = sdb_col_str(q.s, 1);
+		f->subject = sdb_col_str(q.s, 2);
+		f->ref = sdb_col_str(q.s, 3);
+		f->date = sdb_col_int(q.s, 4);
+		f->recorded = sdb_col_int(q.s, 6);
+		f->in_repo = sdb_col_int(q.s, 7) != 0;
+		f->landed = sdb_col_str(q.s, 8);
+		f->reopened = sdb_col_int(q.s, 9) != 0;
+	}
+	sdb_stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+/* The possible fixes sql (one parameter: only) yields, likewise. */
+static int possible_load(struct state *st, const char *sql, int64_t only, size_t from,
+			 struct state_tracked_list *out, struct buf *err)
+{
+	struct stmt q;
+	int row;
+
+	if (sdb_stmt_prepare(st, &q, sql, err) < 0)
+		return -1;
+	sdb_bind_int(&q, only);
+	while ((row = sdb_stmt_step(&q, err)) == 1) {
+		struct state_tracked *t = tracked_find(out, from, sdb_col_int(q.s, 0));
+		struct state_possible_fix *p;
+
+		if (!t)
+			continue;
+		t->possible = xrealloc(t->possible, (t->nr_possible + 1) * sizeof(*t->possible));
+		p = &t->possible[t->nr_possible++];
+		p->commit = sdb_col_str(q.s, 1);
+		p->subject = sdb_col_str(q.s, 2);
+		p->ref = sdb_col_str(q.s, 3);
+		p->date = sdb_col_int(q.s, 4);
+		p->recorded = sdb_col_int(q.s, 5);
+	}
+	sdb_stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
 
 /* Loads the reports (only the one with id `only`, unless it is 0) of
  * kind report and what track knows of them; the trees into *trees unless
@@ -349,57 +438,10 @@ static int tracked_load(struct state *st, int64_t only, int activity, size_t fro
 	if (row < 0)
 		return -1;
 
-	if (sdb_stmt_prepare(st, &q, "SELECT report_id, commit_id, subject, ref, date, evidence, recorded, "
-			 "in_repo, landed, reopened FROM fixes WHERE ?1 = 0 OR report_id = ?1", err) < 0)
+	if (fixes_load(st, fixes_sql[activity ? 1 : 0], only, from, out, err) < 0 ||
+	    (activity && possible_load(st, possible_sql[0], only, from, out, err) < 0))
 		return -1;
-	sdb_bind_int(&q, only);
-	while ((row = sdb_stmt_step(&q, err)) == 1) {
-		struct state_tracked *t = tracked_find(out, from, sdb_col_int(q.s, 0));
-		struct state_fix *f;
-
-		if (!t)
-			continue;
-		f = &t->fix;
-		if (evidence_of((const char *)sqlite3_column_text(q.s, 5), &f->kind) < 0) {
-			row = err_set(err, "%s: report %lld: unknown fix evidence", st->path, (long long)t->id);
-			break;
-		}
-		t->has_fix = 1;
-		f->report_id = t->id;
-		f->commit = sdb_col_str(q.s, 1);
-		f->subject = sdb_col_str(q.s, 2);
-		f->ref = sdb_col_str(q.s, 3);
-		f->date = sdb_col_int(q.s, 4);
-		f->recorded = sdb_col_int(q.s, 6);
-		f->in_repo = sdb_col_int(q.s, 7) != 0;
-		f->landed = sdb_col_str(q.s, 8);
-		f->reopened = sdb_col_int(q.s, 9) != 0;
-	}
-	sdb_stmt_finish(&q);
-	if (row < 0)
-		return -1;
-
-	if (sdb_stmt_prepare(st, &q, "SELECT report_id, commit_id, subject, ref, date, recorded "
-			 "FROM possible_fixes WHERE ?1 = 0 OR report_id = ?1 "
-			 "ORDER BY report_id, recorded, commit_id", err) < 0)
-		return -1;
-	sdb_bind_int(&q, only);
-	while ((row = sdb_stmt_step(&q, err)) == 1) {
-		struct state_tracked *t = tracked_find(out, from, sdb_col_int(q.s, 0));
-		struct state_possible_fix *p;
-
-		if (!t)
-			continue;
-		t->possible = xrealloc(t->possible, (t->nr_possible + 1) * sizeof(*t->possible));
-		p = &t->possible[t->nr_possible++];
-		p->commit = sdb_col_str(q.s, 1);
-		p->subject = sdb_col_str(q.s, 2);
-		p->ref = sdb_col_str(q.s, 3);
-		p->date = sdb_col_int(q.s, 4);
-		p->recorded = sdb_col_int(q.s, 5);
-	}
-	sdb_stmt_finish(&q);
-	return row < 0 ? -1 : 0;
+	return 0;
 }
 
 int state_tracked_list(struct state *st, int activity, struct state_tracked_list *out,
@@ -411,6 +453,26 @@ int state_tracked_list(struct state *st, int activity, struct state_tracked_list
 	if (sdb_tx_begin(st, 0, err) < 0)
 		return -1;
 	ret = tracked_load(st, 0, activity, 0, out, &out->trees, err);
+	return sdb_tx_end(st, ret, err);
+}
+
+int state_tracked_fixes(struct state *st, struct state_tracked *t, struct buf *err)
+{
+	struct state_tracked_list one = { t, 1, 1, { 0 } };
+	size_t i;
+	int ret;
+
+	state_fix_release(&t->fix);
+	t->has_fix = 0;
+	for (i = 0; i < t->nr_possible; i++)
+		possible_release(&t->possible[i]);
+	free(t->possible);
+	t->possible = NULL;
+	t->nr_possible = 0;
+	if (sdb_tx_begin(st, 0, err) < 0)
+		return -1;
+	ret = fixes_load(st, fixes_sql[2], t->id, 0, &one, err) < 0 ||
+	      possible_load(st, possible_sql[1], t->id, 0, &one, err) < 0 ? -1 : 0;
 	return sdb_tx_end(st, ret, err);
 }
 

@@ -388,6 +388,44 @@ static const char *const migrations[] = {
 	"    NULL, NULL, 0, NULL FROM reports r"
 	"    WHERE redirected_to IS NULL AND NOT EXISTS"
 	"      (SELECT 1 FROM messages m WHERE m.message_id = r.message_id);",
+	/* 8: fix testing, self-contained (renumber freely):
+	 *  - report_jobs: what a lab needs to rerun a report's tests, kept
+	 *    when the report is made (the comparison file is gone after
+	 *    send): its base and head commits, its tree, whether it reports
+	 *    a regression, and its tests as JSON;
+	 *  - requests: each "#perfbot test" (one per mail), accepted or
+	 *    refused with the reason, the commit made or named, its state */
+	"CREATE TABLE report_jobs ("
+	"  report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
+	"  base TEXT NOT NULL,"
+	"  head TEXT NOT NULL,"
+	"  tree TEXT NOT NULL,"
+	"  regression INTEGER NOT NULL,"
+	"  tests TEXT NOT NULL"
+	");"
+	"CREATE TABLE requests ("
+	"  id INTEGER PRIMARY KEY,"
+	"  report_id INTEGER NOT NULL REFERENCES reports(id),"
+	"  message_id TEXT NOT NULL UNIQUE REFERENCES messages(message_id),"
+	"  requester_name TEXT NOT NULL,"
+	"  requester_email TEXT NOT NULL,"
+	"  requested INTEGER NOT NULL,"
+	"  what TEXT NOT NULL CHECK (what IN ('patch', 'commit', 'git')),"
+	"  args TEXT NOT NULL,"
+	"  subject TEXT,"
+	"  url TEXT,"
+	"  branch TEXT,"
+	"  commit_id TEXT,"
+	"  base TEXT,"
+	"  head TEXT,"
+	"  ref TEXT,"
+	"  state TEXT NOT NULL"
+	"    CHECK (state IN ('pending', 'taken', 'answered', 'refused', 'dropped')),"
+	"  why TEXT,"
+	"  changed INTEGER NOT NULL"
+	");"
+	"CREATE INDEX requests_report ON requests(report_id);"
+	"CREATE INDEX requests_requester ON requests(requester_email, requested);",
 };
 
 struct state;
@@ -395,7 +433,7 @@ static int migrate_4(struct state *st, struct buf *err);
 
 /* What a migration does beyond its SQL, in its transaction; NULL = nothing. */
 static int (*const migration_code[])(struct state *st, struct buf *err) = {
-	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL,
+	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL, NULL,
 };
 
 _Static_assert(N(migrations) == STATE_SCHEMA_VERSION && N(migration_code) == STATE_SCHEMA_VERSION,
@@ -609,8 +647,11 @@ int sdb_write_ints(struct state *st, const char *sql, size_t n, const int64_t *v
 int state_set_durable(struct state *st, int full, struct buf *err)
 {
 	/* back to full: a checkpoint syncs what was committed meanwhile */
-	return sdb_exec_sql(st, full ? "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(FULL)"
-				 : "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0", err);
+	if (sdb_exec_sql(st, full ? "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(FULL)"
+				  : "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0", err) < 0)
+		return -1;
+	st->lazy = !full;
+	return 0;
 }
 
 int state_begin(struct state *st, struct buf *err)
@@ -892,8 +933,10 @@ void state_close(struct state *st)
 	 * no shared memory to trust), which leaves none of it marked as copied
 	 * back, so the checkpoint at close copied every page into state.db
 	 * again, with its syncs: a `status` that wrote nothing wrote 417 pages
-	 * after a 2.4 MB WAL. */
-	if (sqlite3_total_changes64(st->db) == 0)
+	 * after a 2.4 MB WAL.  One whose commits were not full leaves it too:
+	 * the checkpoint would sync what state_set_durable() chose not to, and
+	 * the next full writer copies it back. */
+	if (sqlite3_total_changes64(st->db) == 0 || st->lazy)
 		sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	else if (stat(st->wal_path, &sb) == 0 && sb.st_size > STATE_WAL_KEEP)
 		sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 0 });

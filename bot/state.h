@@ -74,7 +74,7 @@
 #include "buf.h"
 #include "fixes.h"
 
-#define STATE_SCHEMA_VERSION 7		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 8		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -302,7 +302,12 @@ void state_close(struct state *st);
  * outbox itself (intake) is always written full.  While not full, the WAL
  * is not checkpointed either (a checkpoint copied each page of the outbox
  * back once per thousand pages written, a third of a delivery's database
- * time); going back to full checkpoints and syncs everything.  0 or -1.
+ * time); going back to full checkpoints and syncs everything, and a
+ * connection closed while not full leaves its commits in the WAL for the
+ * next full writer to sync and copy back.  perfbot track uses it too:
+ * what a run records is found again from git by the next run (its
+ * cursors go with it), and a full commit after it (send marking a notice
+ * sent) syncs the WAL, and so it, first.  0 or -1.
  */
 int state_set_durable(struct state *st, int full, struct buf *err);
 
@@ -767,11 +772,17 @@ void state_tracked_list_release(struct state_tracked_list *l);
 
 /* Fills *out (empty) with every report (not follow-ups, notices or
  * digests), oldest first, with its fix and possible fixes, and the trees.
- * activity: 1 for everything (status, digest); 0 for what track needs,
- * read from an index alone: subject NULL, status queued, sent, replies
- * and last_activity 0.  One read transaction.  0 or -1. */
+ * activity: 1 for everything (status, digest); 0 for what track needs
+ * before its walk, read from an index alone: subject NULL, status queued,
+ * sent, replies and last_activity 0, and of the fixes only those by
+ * #perfbot fixed-by (its index looks for their commits), no possible
+ * fixes: state_tracked_fixes() reads them for a report the walk found
+ * evidence for.  One read transaction.  0 or -1. */
 int state_tracked_list(struct state *st, int activity, struct state_tracked_list *out,
 		       struct buf *err);
+/* Reads t's fix (has_fix) and possible fixes again, whole, by t->id,
+ * replacing what t had of them.  0 or -1. */
+int state_tracked_fixes(struct state *st, struct state_tracked *t, struct buf *err);
 /* The report id likewise: 1 and *out filled, 0 when there is no report
  * (of kind report) with that id, -1 on error. */
 int state_tracked_get(struct state *st, int64_t id, struct state_tracked *out, struct buf *err);
@@ -844,5 +855,92 @@ int state_digest_entries(struct state *st, int64_t digest_id, struct state_diges
  * Message-ID exists, -1 on other errors. */
 int state_digest_add(struct state *st, const struct state_report *mail,
 		     const struct state_digest_entry *v, size_t nr, int64_t *id, struct buf *err);
+
+/* ---- fix testing: what a lab needs to rerun a report, and the
+ * "#perfbot test" requests (perfbot-requests(1)) ---- */
+
+/* A report's job: its base and head commits (40 hex digits), its tree
+ * and its tests as a JSON array (perfbot-json(5), the request file's "tests").
+ * Owned strings. */
+struct state_job {
+	char *base;
+	char *head;
+	char *tree;		/* the comparison's tree, NAME/BRANCH */
+	int regression;		/* it reports a regression (fix tests are for those) */
+	char *tests;
+};
+
+void state_job_release(struct state_job *j);
+/* Keeps report_id's job (replacing one kept before).  0 or -1. */
+int state_job_set(struct state *st, int64_t report_id, const struct state_job *j,
+		  struct buf *err);
+/* The job of report_id (a report or follow-up), else of its thread's
+ * report: 1 and *out filled, 0 when none was kept (a report made before
+ * jobs were), -1 on error. */
+int state_job_get(struct state *st, int64_t report_id, struct state_job *out, struct buf *err);
+
+enum state_request_what { STATE_REQUEST_PATCH, STATE_REQUEST_COMMIT, STATE_REQUEST_GIT };
+enum state_request_state {
+	STATE_REQUEST_PENDING, STATE_REQUEST_TAKEN, STATE_REQUEST_ANSWERED,
+	STATE_REQUEST_REFUSED, STATE_REQUEST_DROPPED
+};
+
+/* "patch", "commit", "git"; "pending", "taken", "answered", "refused",
+ * "dropped" */
+const char *state_request_what_name(enum state_request_what w);
+const char *state_request_state_name(enum state_request_state s);
+
+/* One "#perfbot test".  Owned strings when returned; as input to
+ * state_request_add() only read.  NULL = none. */
+struct state_request {
+	int64_t id;		/* the request's number, N */
+	int64_t report_id;	/* the report of its thread */
+	char *message_id;	/* the request mail */
+	char *requester_name;	/* "" when none */
+	char *requester_email;
+	int64_t requested;	/* the mail's date (else when ingested) */
+	enum state_request_what what;
+	char *args;		/* as written after "test" */
+	char *subject;		/* the patch's subject */
+	char *url, *branch;	/* what: git */
+	char *commit_id;	/* the commit made (patch) or named (commit) */
+	char *base, *head;	/* the report's */
+	char *ref;		/* where the commit made is kept */
+	enum state_request_state state;
+	char *why;		/* refused or dropped: why */
+	int64_t changed;	/* when its state last changed */
+};
+
+struct state_requests {
+	struct state_request *v;
+	size_t nr, alloc;
+};
+
+void state_request_release(struct state_request *r);
+void state_requests_release(struct state_requests *list);
+/* The id the next state_request_add() will get (in the same
+ * transaction).  0 or -1. */
+int state_request_next_id(struct state *st, int64_t *id, struct buf *err);
+/* Records r (its id, when not 0, must be state_request_next_id()'s);
+ * *id set.  STATE_EXISTS when the mail already made a request, -1 on
+ * other errors. */
+int state_request_add(struct state *st, const struct state_request *r, int64_t *id,
+		      struct buf *err);
+/* Requests of report_id's thread still pending or taken; requests by
+ * email (ASCII case ignored) accepted since `since`.  0 or -1. */
+int state_request_count_open(struct state *st, int64_t report_id, size_t *n, struct buf *err);
+int state_request_count_since(struct state *st, const char *email, int64_t since, size_t *n,
+			      struct buf *err);
+/* Appends the requests of report_id's thread (every request when 0), by
+ * number.  0 or -1. */
+int state_request_list(struct state *st, int64_t report_id, struct state_requests *out,
+		       struct buf *err);
+/* 1 and *out filled, 0 when there is no request id, -1 on error. */
+int state_request_get(struct state *st, int64_t id, struct state_request *out, struct buf *err);
+/* Moves request id to state s (why: the reason, for dropped) at time
+ * now, only from one of the states in mask (bits 1 << state).  1 when it
+ * moved, 0 when it was in none of them, -1 on error. */
+int state_request_set_state(struct state *st, int64_t id, enum state_request_state s,
+			    unsigned mask, const char *why, int64_t now, struct buf *err);
 
 #endif

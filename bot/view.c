@@ -248,6 +248,7 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err)
 							   : value_new_bool(0));
 	value_object_add_string(v, "from", cfg->from);
 	value_object_add_string(v, "reported_by", cfg->reported_by);
+	value_object_add_bool(v, "test_enabled", cfg->test_enabled);
 	value_object_add_string(v, "closes_url", cfg->closes_url);
 	buf_adds(&s, cfg->closes_url);
 	buf_adds(&s, f->message_id);

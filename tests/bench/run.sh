@@ -12,14 +12,14 @@
 #  3. process level: one `perfbot render` (start-up included) with hyperfine
 #     (else a loop of 200 runs), beside `python3 -c 'import jinja2'` and one
 #     jinja2_render.py --print;
-#  4. then tests/bench/send.sh (delivery over SMTP, issue 3),
-#     tests/bench/ingest.sh (mirroring a list, issue 5) and
-#     tests/bench/route.sh (MAINTAINERS routing beside get_maintainer.pl,
-#     issue 14) and tests/bench/track.sh (perfbot track over 100,000
-#     commits with 1,000 open reports, issue 15: commits/s of a first run,
-#     >= 50,000, and the time of an incremental run of 100 commits, < 20
-#     ms, for the command itself, start-up included), each printing its
-#     own summary.
+#  4. then tests/bench/send.sh (delivery over SMTP beside smtp-source),
+#     tests/bench/ingest.sh (mirroring a list beside public-inbox-mda and
+#     notmuch), tests/bench/route.sh (MAINTAINERS routing beside
+#     get_maintainer.pl) and tests/bench/track.sh (perfbot track over
+#     100,000 commits with 1,000 open reports beside `git log` reading the
+#     same trailers: a first run at least 0.8x git's commits per second,
+#     an incremental run of 100 commits at most 3x git's time, both as
+#     processes), each printing its own summary.
 #
 # The reports: ../shared/examples (its make-repo.sh and cases) when ../shared
 # exists next to the repository, else the project's own tests/golden cases
@@ -197,8 +197,7 @@ if [ -z "$hf" ]; then
 	echo "  perfbot render ($name): $(( (t1 - t0) / 200000 )) µs per run"
 fi
 
-# The send, ingest, routing and track benchmarks (issues 3, 5, 14 and 15),
-# each with its own summary; BENCH_STRICT=1 passes on to them (exit 2: a
+# The send, ingest, routing and track benchmarks, each with its own summary; BENCH_STRICT=1 passes on to them (exit 2: a
 # target missed).
 for b in send ingest route track; do
 	echo

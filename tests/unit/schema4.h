@@ -4,10 +4,11 @@
  * buf.h; static functions.
  *
  * The migrations are tested from databases of older versions, made by
- * hand from one of this version.  schema_undo_known() undoes schema 7 (the
- * known messages include the outbox's mails not sent yet): the view of
- * version 6 made again.  schema_undo_track() undoes it and schema 6
- * (perfbot-track(1)): its tables and index dropped, reports rebuilt with version
+ * hand from one of this version.  schema_undo_requests() undoes schema 8
+ * (fix testing: its tables dropped); schema_undo_known() undoes it and
+ * schema 7 (the known messages include the outbox's mails not sent yet):
+ * the view of version 6 made again.  schema_undo_track() undoes those and
+ * schema 6 (perfbot-track(1)): its tables and index dropped, reports rebuilt with version
  * 5's constraints and columns, its indexes and the views made again;
  * schema_back_to_4() then undoes schema 5 (routing) too.
  */
@@ -38,12 +39,25 @@ static void exec_or_fail(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, msg ? msg : "?");
 }
 
+/* Makes the database at path what schema version 7 left: no fix testing
+ * tables. */
+static void schema_undo_requests(const char *path)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_or_fail(db, "BEGIN; DROP TABLE requests; DROP TABLE report_jobs; "
+		     "DELETE FROM schema_version WHERE version = 8; COMMIT");
+	sqlite3_close(db);
+}
+
 /* Makes the database at path what schema version 6 left: known_messages
  * shows perfbot's own mails only once sent. */
 static void schema_undo_known(const char *path)
 {
 	sqlite3 *db;
 
+	schema_undo_requests(path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_or_fail(db, "BEGIN; DROP VIEW known_messages; "
 		     "CREATE VIEW known_messages AS"

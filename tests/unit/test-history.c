@@ -504,6 +504,16 @@ static int on_facts(const struct fix_commit *c, void *data, struct buf *err)
 	return 0;
 }
 
+/* Every commit: "ID DATE [SUBJECT]". */
+static int on_every(const struct fix_commit *c, void *data, struct buf *err)
+{
+	struct facts *f = data;
+
+	(void)err;
+	buf_addf(&f->text, "%s %lld [%s]\n", c->id, (long long)c->date, c->subject);
+	return 0;
+}
+
 static void facts_are_folded(void **state)
 {
 	struct facts f;
@@ -529,6 +539,84 @@ static void facts_are_folded(void **state)
 	buf_release(&err);
 }
 
+/* Odd commits written raw (git hash-object): the walk reads the committer
+ * date and the message itself and makes the subject itself, and must
+ * give what libgit2's commit parser and git_commit_summary() give
+ * (history_lookup() uses those). */
+static const char *const odd_commits[] = {
+	"committer A <a@x> 1773000101 +0000\n\n\n\n  leading blank lines\nthe same  paragraph\n\nbody\n",
+	"committer A <a@x> 1773000102 +0000\n\nsubject\twith\ttabs  and   spaces\n  continued \n \t \nnext\n",
+	"committer A <a@x> 1773000103 +0000\n\nCRLF subject\r\ncontinues\r\n\r\nbody\r\n",
+	"committer A <a@x> 1773000104 +0000\n\n",
+	"committer A <a@x> 1773000105 +0000\n\nno line break at the end",
+	"committer A <a@x> 1773000106 +0000\n\n   \n\t\n",
+	"committer A <a@x>   1773000107 -0700\n\ntime after more blanks, west of UTC\n",
+	"committer A>B <a@x> 1773000108 +0530\nencoding ISO-8859-1\n\nencoding header\n",
+	"committer A <a@x> 1773000109 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEz\n"
+	" -----END PGP SIGNATURE-----\n\nsigned\n\n\nbody after two blank lines\n",
+	"committer A <a@x> 1773000110 +0000\n\nsubject ends in blanks \t \n",
+	"committer A <a@x> 1773000111 +0000\n\none\ntwo\n\t\nthree\n",
+};
+
+static void walk_reads_commits_as_libgit2(void **state)
+{
+	char tree[41], parent[41] = "", id[41];
+	struct buf raw = BUF_INIT, err = BUF_INIT, path = BUF_INIT;
+	struct seen_odd { char id[41]; } ids[N(odd_commits)];
+	struct history_result r;
+	struct facts f;
+	size_t i;
+	FILE *fp;
+
+	(void)state;
+	buf_addf(&path, "%s/odd-commit", fx.dir);
+	assert_int_equal(sh("git -C %s hash-object -t tree -w /dev/null >%s", fx.dir, path.data), 0);
+	fp = fopen(path.data, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(tree, sizeof(tree), fp));
+	fclose(fp);
+	for (i = 0; i < N(odd_commits); i++) {
+		buf_reset(&raw);
+		buf_addf(&raw, "tree %s\n", tree);
+		if (*parent)
+			buf_addf(&raw, "parent %s\n", parent);
+		buf_addf(&raw, "author A <a@x> 1700000000 +0000\n%s", odd_commits[i]);
+		fp = fopen(path.data, "w");
+		assert_non_null(fp);
+		assert_int_equal(fwrite(raw.data, 1, raw.len, fp), raw.len);
+		fclose(fp);
+		assert_int_equal(sh("git -C %s hash-object --literally -t commit -w %s >%s.id", fx.dir,
+				    path.data, path.data), 0);
+		buf_adds(&path, ".id");
+		fp = fopen(path.data, "r");
+		buf_truncate(&path, path.len - 3);
+		assert_non_null(fp);
+		assert_non_null(fgets(id, sizeof(id), fp));
+		fclose(fp);
+		memcpy(parent, id, sizeof(parent));
+		memcpy(ids[i].id, id, sizeof(ids[i].id));
+	}
+	assert_int_equal(sh("git -C %s update-ref refs/heads/odd %s", fx.dir, parent), 0);
+
+	buf_init(&f.text);
+	assert_int_equal(history_walk(fx.repo, "refs/heads/odd", NULL, 0, NULL, on_every, &f, &r, &err), 0);
+	assert_int_equal(r.examined, N(odd_commits));
+	/* each commit's line, newest first, as libgit2 reads it */
+	buf_reset(&raw);
+	for (i = N(odd_commits); i-- > 0;) {
+		struct history_commit hc;
+
+		assert_int_equal(history_lookup(fx.repo, ids[i].id, &hc, &err), 1);
+		buf_addf(&raw, "%s %lld [%s]\n", hc.id, (long long)hc.date, hc.subject);
+		history_commit_release(&hc);
+	}
+	assert_string_equal(f.text.data, raw.data);
+	buf_release(&f.text);
+	buf_release(&raw);
+	buf_release(&err);
+	buf_release(&path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +627,7 @@ int main(void)
 		cmocka_unit_test(missing_and_bad_refs),
 		cmocka_unit_test(callback_stops_and_no_filter),
 		cmocka_unit_test(facts_are_folded),
+		cmocka_unit_test(walk_reads_commits_as_libgit2),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -434,6 +434,73 @@ static void trees_in_order_of_their_first_report(void **state)
 	buf_release(&err);
 }
 
+/* What track reads before its walk: of the fixes only the fixed-by ones,
+ * no possible fixes, the trees of reports and follow-ups in order of
+ * their first mail; state_tracked_fixes() then reads one report's whole. */
+static void track_list_reads_fixes_of_one_report_later(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+	struct state_tracked_list l;
+	struct state_fix fix = { 0 };
+	struct state_possible_fix p = { 0 };
+	int64_t a, b;
+
+	a = add(f->st, STATE_KIND_REPORT, "a@example.org", 0, "linus/master", HEAD_A);
+	b = add(f->st, STATE_KIND_REPORT, "b@example.org", 0, "linux-next/master", HEAD_B);
+	add(f->st, STATE_KIND_FOLLOWUP, "fu@example.org", b, "stable/linux-6.1.y", HEAD_B);
+	add(f->st, STATE_KIND_FOLLOWUP, "fu2@example.org", a, "linux-next/master", HEAD_A);
+	fix.report_id = a;
+	fix.commit = FIX1;
+	fix.subject = "mm: fix";
+	fix.ref = fix.landed = "refs/remotes/linus/master";
+	fix.kind = FIX_CLOSES;
+	fix.recorded = T0;
+	fix.in_repo = 1;
+	assert_int_equal(state_fix_set(f->st, &fix, &err), 0);
+	fix.report_id = b;
+	fix.commit = "abcd";
+	fix.subject = fix.ref = fix.landed = "";
+	fix.kind = FIX_FIXED_BY;
+	fix.in_repo = 0;
+	assert_int_equal(state_fix_set(f->st, &fix, &err), 0);
+	p.commit = FIX2;
+	p.subject = "mm: maybe";
+	p.ref = "refs/remotes/linus/master";
+	p.recorded = T0;
+	assert_int_equal(state_possible_fix_set(f->st, a, &p, &err), 0);
+
+	assert_int_equal(state_tracked_list(f->st, 0, &l, &err), 0);
+	assert_int_equal(l.nr, 2);
+	assert_int_equal(l.v[0].id, a);
+	assert_int_equal(l.v[0].has_fix, 0);
+	assert_int_equal(l.v[0].nr_possible, 0);
+	assert_int_equal(l.v[0].nr_followup_ids, 1);
+	assert_int_equal(l.v[1].has_fix, 1);
+	assert_string_equal(l.v[1].fix.commit, "abcd");
+	assert_int_equal(l.v[1].fix.kind, FIX_FIXED_BY);
+	assert_int_equal(l.trees.nr, 3);
+	assert_string_equal(l.trees.v[0], "linus/master");
+	assert_string_equal(l.trees.v[1], "linux-next/master");
+	assert_string_equal(l.trees.v[2], "stable/linux-6.1.y");
+
+	assert_int_equal(state_tracked_fixes(f->st, &l.v[0], &err), 0);
+	assert_int_equal(l.v[0].has_fix, 1);
+	assert_string_equal(l.v[0].fix.commit, FIX1);
+	assert_string_equal(l.v[0].fix.landed, "refs/remotes/linus/master");
+	assert_int_equal(l.v[0].fix.kind, FIX_CLOSES);
+	assert_int_equal(l.v[0].nr_possible, 1);
+	assert_string_equal(l.v[0].possible[0].commit, FIX2);
+	/* read again: replaced, not added to */
+	assert_int_equal(state_tracked_fixes(f->st, &l.v[0], &err), 0);
+	assert_int_equal(l.v[0].nr_possible, 1);
+	assert_int_equal(state_tracked_fixes(f->st, &l.v[1], &err), 0);
+	assert_string_equal(l.v[1].fix.commit, "abcd");
+	assert_int_equal(l.v[1].nr_possible, 0);
+	state_tracked_list_release(&l);
+	buf_release(&err);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -446,6 +513,7 @@ int main(void)
 		T(one_notice_per_report_and_fix),
 		T(digests_chain_and_keep_their_entries),
 		T(trees_in_order_of_their_first_report),
+		T(track_list_reads_fixes_of_one_report_later),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
