@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "charset.h"
 #include "patchmail.h"
+#include "percent.h"
 #include "problem.h"
 #include "rfc2047.h"
 #include "xalloc.h"
@@ -267,17 +268,6 @@ static int read_one_header_line(struct mi *mi, struct buf *line)
 
 /* ---- transfer decoding, one line at a time as git does ---- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void decode_q(struct buf *out, const struct buf *in)
 {
 	const char *p = in->data, *end = in->data + in->len;
@@ -290,8 +280,8 @@ static void decode_q(struct buf *out, const struct buf *in)
 
 			if (d == '\n' || !d)
 				break;	/* a soft line break */
-			if (p + 1 < end && hexval(p[0]) >= 0 && hexval(p[1]) >= 0) {
-				buf_addc(out, (char)(hexval(p[0]) << 4 | hexval(p[1])));
+			if (p + 1 < end && percent_hex(p[0]) >= 0 && percent_hex(p[1]) >= 0) {
+				buf_addc(out, (char)(percent_hex(p[0]) << 4 | percent_hex(p[1])));
 				p += 2;
 				continue;
 			}

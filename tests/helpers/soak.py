@@ -86,10 +86,11 @@ class Soak:
         delay = None
         # the kills draw from a generator of their own (seed, round, command),
         # so the instants stay put when timing changes what a round does;
-        # most runs take a fraction of a second: most kills fall early
+        # most runs take a few milliseconds (a send the peer delays, seconds):
+        # most kills fall in the first 30 ms, or they would find none at work
         k = random.Random("soak:%s:%d:%s:kill" % (self.seed, self.round, kill))
         if kill and k.random() < self.a.kill_rate:
-            delay = k.uniform(0.005, 0.15) if k.random() < 0.6 else k.uniform(0.15, 1.2)
+            delay = k.uniform(0.002, 0.03) if k.random() < 0.6 else k.uniform(0.03, 1.2)
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env())
         hung = False
         try:
