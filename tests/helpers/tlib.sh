@@ -43,3 +43,20 @@ wait_mail() {
 	sleep 0.3	# the other recipients' copies of the last one
 	[ "$(transactions)" -ge "$1" ]
 }
+
+# golden_start: the set-up of a test over the golden fixture (needs $top):
+# $tmp, removed at exit with the processes in $pids killed (unless KEEP is
+# set); tests/golden/make-repo.sh's repository in $tmp/repo; the clock
+# pinned at $now, 2026-02-25T06:13:20Z.
+golden_start() {
+	tmp=$(mktemp -d)
+	pids=
+	[ -n "${KEEP:-}" ] || trap golden_cleanup EXIT
+	sh "$top/tests/golden/make-repo.sh" "$tmp/repo" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
+	now=1772000000
+	export PERFBOT_NOW=$now
+}
+golden_cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}

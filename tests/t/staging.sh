@@ -12,19 +12,9 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
 . "$top/tests/helpers/tlib.sh"
-tmp=$(mktemp -d)
 pass=0
 fail=0
-pids=
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-[ -n "${KEEP:-}" ] || trap cleanup EXIT
-
-sh "$top/tests/golden/make-repo.sh" "$tmp/repo" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
-now=1772000000	# 2026-02-25T06:13:20Z
-export PERFBOT_NOW=$now
+golden_start
 staging=staging@lab.example.org
 
 # config PORT [LINE...]: the state $tmp/s, LINEs added to [perfbot]
