@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,5 +60,57 @@ int dir_sync(const char *path, struct buf *err)
 	if (fsync(fd) < 0)
 		ret = err_set(err, "%s: cannot sync: %s", path, strerror(errno));
 	close(fd);
+	return ret;
+}
+
+int dir_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int dir_write_file(const char *path, const char *data, size_t len, struct buf *err)
+{
+	struct buf tmp = BUF_INIT;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	int fd, ret = -1;
+
+	buf_add(&tmp, path, (size_t)(base - path));
+	buf_addf(&tmp, ".tmp-%s", base);
+	unlink(tmp.data);	/* left by a run that died */
+	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		err_set(err, "%s: cannot create: %s", tmp.data, strerror(errno));
+		goto done;
+	}
+	if (dir_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		err_set(err, "%s: cannot write: %s", tmp.data, strerror(errno));
+		close(fd);
+		unlink(tmp.data);
+		goto done;
+	}
+	if (close(fd) < 0 || rename(tmp.data, path) < 0) {
+		err_set(err, "%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp.data);
+		goto done;
+	}
+	ret = 0;
+done:
+	buf_release(&tmp);
 	return ret;
 }

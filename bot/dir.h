@@ -2,9 +2,9 @@
 #define PERFBOT_DIR_H
 
 /*
- * Folders on disk: making them (with their parents) and making a change
- * to their entries durable.  The one place perfbot's state, spool and
- * packs do either.
+ * Folders on disk: making them (with their parents), making a change to
+ * their entries durable, and writing a file into one atomically.  The one
+ * place perfbot's state, spool, packs and test requests do any of these.
  *
  * Paths are trusted (configuration, perfbot's own names).  Errors: -1 with
  * one message naming the path.
@@ -25,5 +25,18 @@ int dir_make(const char *path, mode_t mode, struct buf *err);
 /* fsync()s the folder, so that entries made or renamed in it survive a
  * crash.  0 or -1. */
 int dir_sync(const char *path, struct buf *err);
+
+/* Writes all n bytes of p to fd, again after EINTR.  0, or -1 with errno
+ * set (a write of nothing counts as EIO). */
+int dir_write_all(int fd, const void *p, size_t n);
+
+/*
+ * Writes len bytes of data to path atomically: into ".tmp-BASE" beside it
+ * (one a killed run left is removed first), fsync'd, then renamed over
+ * path, so a reader sees the old file or the whole new one.  The folder is
+ * not synced (dir_sync() after it, when the entry must survive a crash).
+ * Mode 0600.  0, or -1 with a message naming the file.
+ */
+int dir_write_file(const char *path, const char *data, size_t len, struct buf *err);
 
 #endif

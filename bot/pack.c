@@ -244,21 +244,6 @@ static size_t deflate_into(struct pack *p, const void *data, size_t len, struct 
 	return bound - z->avail_out;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Creates the temporary file, its header with a count of 0 for now. */
 static int file_start(struct pack *p, struct buf *err)
 {
@@ -272,7 +257,7 @@ static int file_start(struct pack *p, struct buf *err)
 		buf_reset(&p->path);
 		return -1;
 	}
-	if (write_all(p->fd, head, sizeof(head)) < 0) {
+	if (dir_write_all(p->fd, head, sizeof(head)) < 0) {
 		err_set(err, "cannot write %s: %s", p->path.data, strerror(errno));
 		pack_clear(p);
 		return -1;
@@ -427,7 +412,7 @@ static int temp_write(const char *dir, const char *prefix, struct buf *path,
 		buf_reset(path);
 		return -1;
 	}
-	if (write_all(fd, data->data, data->len) < 0 || fchmod(fd, 0444) < 0 || fsync(fd) < 0)
+	if (dir_write_all(fd, data->data, data->len) < 0 || fchmod(fd, 0444) < 0 || fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;

@@ -79,48 +79,15 @@ int request_job_json(const struct state_request *r, const struct state_job *job,
 int request_file_write(const char *dir, int64_t n, const char *json, size_t len,
 		       struct buf *err)
 {
-	struct buf d = BUF_INIT, tmp = BUF_INIT, path = BUF_INIT;
-	int fd = -1, ret = -1;
-	size_t off = 0;
+	struct buf d = BUF_INIT, path = BUF_INIT;
+	int ret = -1;
 
-	if (folder(&d, dir, "pending", err) < 0)
-		goto out;
-	buf_addf(&tmp, "%s/.%lld.json.%ld", d.data, (long long)n, (long)getpid());
-	file_path(&path, dir, "pending", n);
-	fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		err_set(err, "%s: cannot create: %s", tmp.data, strerror(errno));
-		goto out;
+	if (folder(&d, dir, "pending", err) == 0) {
+		file_path(&path, dir, "pending", n);
+		if (dir_write_file(path.data, json, len, err) == 0)
+			ret = dir_sync(d.data, err);
 	}
-	while (off < len) {
-		ssize_t w = write(fd, json + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			err_set(err, "%s: cannot write: %s", tmp.data, strerror(errno));
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd) < 0) {
-		err_set(err, "%s: cannot fsync: %s", tmp.data, strerror(errno));
-		goto out;
-	}
-	close(fd);
-	fd = -1;
-	if (rename(tmp.data, path.data) < 0) {
-		err_set(err, "%s: cannot rename into place: %s", path.data, strerror(errno));
-		goto out;
-	}
-	ret = dir_sync(d.data, err);
-out:
-	if (fd >= 0)
-		close(fd);
-	if (ret < 0)
-		unlink(tmp.data);
 	buf_release(&d);
-	buf_release(&tmp);
 	buf_release(&path);
 	return ret;
 }

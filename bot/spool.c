@@ -172,23 +172,6 @@ static const char *path_base(const char *path)
 
 /* ---- queueing -------------------------------------------------------- */
 
-/* Writes all n bytes.  -1 with errno. */
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copies the file at src into the new file tmp (mode 0600) and fsyncs it. */
 static int copy_to_tmp(const char *src, const char *tmp, struct buf *err)
 {
@@ -225,7 +208,7 @@ static int copy_to_tmp(const char *src, const char *tmp, struct buf *err)
 			err_set(err, "%s: larger than %u bytes", src, SPOOL_MAX_FILE);
 			goto done;
 		}
-		if (write_all(out, block, (size_t)n) < 0) {
+		if (dir_write_all(out, block, (size_t)n) < 0) {
 			err_set(err, "%s: cannot write: %s", tmp, strerror(errno));
 			goto done;
 		}
@@ -558,39 +541,6 @@ int spool_peek_incoming(const char *dir, struct spool_names *out, struct buf *er
 
 /* ---- rejecting and removing ------------------------------------------ */
 
-/* Writes text to path atomically: path's directory/.tmp-BASE, fsync,
- * rename over path. */
-static int write_atomic(const char *path, const char *text, size_t len, struct buf *err)
-{
-	struct buf tmp = BUF_INIT;
-	const char *base = path_base(path);
-	int fd, ret = -1;
-
-	buf_add(&tmp, path, (size_t)(base - path));
-	buf_addf(&tmp, ".tmp-%s", base);
-	unlink(tmp.data);	/* left by a run that died */
-	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		err_set(err, "%s: cannot create: %s", tmp.data, strerror(errno));
-		goto done;
-	}
-	if (write_all(fd, text, len) < 0 || fsync(fd) < 0) {
-		err_set(err, "%s: cannot write: %s", tmp.data, strerror(errno));
-		close(fd);
-		unlink(tmp.data);
-		goto done;
-	}
-	if (close(fd) < 0 || rename(tmp.data, path) < 0) {
-		err_set(err, "%s: cannot write: %s", path, strerror(errno));
-		unlink(tmp.data);
-		goto done;
-	}
-	ret = 0;
-done:
-	buf_release(&tmp);
-	return ret;
-}
-
 int spool_reject(const char *dir, const char *name, const char *why, struct buf *rejected,
 		 struct buf *err)
 {
@@ -630,7 +580,7 @@ int spool_reject(const char *dir, const char *name, const char *why, struct buf 
 	buf_adds(&text, why);
 	if (!text.len || text.data[text.len - 1] != '\n')
 		buf_addc(&text, '\n');
-	if (write_atomic(whypath.data, text.data, text.len, err) < 0)
+	if (dir_write_file(whypath.data, text.data, text.len, err) < 0)
 		goto done;
 	if (move_noreplace(from.data, to.data) < 0) {
 		err_set(err, "%s: cannot move to %s: %s", from.data, to.data, strerror(errno));
