@@ -266,7 +266,10 @@ static int read_one_header_line(struct mi *mi, struct buf *line)
 	return 1;
 }
 
-/* ---- transfer decoding, one line at a time as git does ---- */
+/* ---- transfer decoding, one line at a time as git does ----
+ * Not rfc2045_decode_qp()/_base64(), which decode a whole body: git
+ * decodes each line on its own (a base64 line's partial group is dropped,
+ * "=" before trailing blanks stays), and the patch must be git's. */
 
 static void decode_q(struct buf *out, const struct buf *in)
 {

@@ -453,7 +453,7 @@ int state_report_rethread(struct state *st, int64_t id, int64_t parent_id, const
 	if (sdb_stmt_run(&q, err) < 0)
 		goto done;
 	if (sqlite3_changes(st->db) != 1) {
-		ret = err_set(err, "report %lld is no longer queued, or somebody has it", (long long)id);
+		err_set(err, "report %lld is no longer queued, or somebody has it", (long long)id);
 		ret = STATE_REFUSED;
 		goto done;
 	}
