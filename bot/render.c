@@ -195,7 +195,7 @@ static int resolve_kind(const struct config *cfg, const struct report *r, size_t
 			enum report_kind *out, struct buf *err)
 {
 	const struct report_test *t = &r->tests[i];
-	const struct report_metric *hl = &t->metrics[t->headline_index];
+	const struct report_metric *hl;
 	double change;
 	int polarity;
 
@@ -204,6 +204,13 @@ static int resolve_kind(const struct config *cfg, const struct report *r, size_t
 		*out = r->kind;
 	if (*out != REPORT_KIND_UNSET)
 		return 0;
+	/* an "error" test result has no rows: fix tests are taken for
+	 * regression reports only */
+	if (!report_has_numbers(r)) {
+		*out = REPORT_KIND_REGRESSION;
+		return 0;
+	}
+	hl = &t->metrics[t->headline_index];
 	polarity = config_polarity(cfg, hl->name);
 	/* both ways to fix it, and why a table metric is unknown */
 	if (!polarity)
@@ -435,7 +442,8 @@ int render_report(struct render_env *env, const struct render_request *req,
 		out->message_id = render_mint_id(cfg, stamp.data, id.data, from.email);
 	}
 
-	compare_format_percent(&percent, compare_metric_change(&r->tests[0].metrics[r->tests[0].headline_index]));
+	if (report_has_numbers(r))
+		compare_format_percent(&percent, compare_metric_change(&r->tests[0].metrics[r->tests[0].headline_index]));
 	if (req->parent) {
 		if (strncmp(req->parent->subject, "Re: ", 4))
 			buf_adds(&subject, "Re: ");
