@@ -430,10 +430,14 @@ void compare_format_id_line_n(struct buf *out, const struct compare_commit *cols
 
 		if (i)
 			buf_addc(out, ' ');
-		if (cols[i].tag)
+		if (cols[i].tag) {
 			add_right(out, cols[i].tag, w);
-		else
-			add_at_most(out, cols[i].id, w);
+		} else {
+			size_t len = strnlen(cols[i].id, w);
+
+			buf_addchars(out, ' ', w - len);
+			buf_add(out, cols[i].id, len);
+		}
 	}
 	buf_adds(out, " \n");
 	buf_adds(out, "----------------");
