@@ -31,6 +31,14 @@
  *     they are control characters (NEL is a line break to some readers).
  *   - tag names follow git check-ref-format (also no "//", no component
  *     starting with '.' or ending in ".lock", not "@").
+ *   - test results: "request", "extra" and "error" are read before
+ *     "tests", which need them (how many extra sides a row has, whether
+ *     rows may appear at all).  Extra commits are distinct and neither
+ *     "good" nor "bad", since they key their runs in samples; a sample
+ *     entry's runs (good, bad and the extra ones) together hold at most
+ *     REPORT_MAX_VALUES.  An "error" result's tests keep everything that
+ *     names the job, and refuse failures, metrics and samples rather than
+ *     ignore them: numbers next to an error would be a producer's mistake.
  */
 #include <limits.h>
 #include <math.h>
