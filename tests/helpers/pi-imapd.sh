@@ -80,7 +80,7 @@ start)
 	echo $! >"$dir/imapd.pid"
 	python3 - "$port" <<'EOF' || { echo "public-inbox-imapd did not greet:"; cat "$dir/imapd.err"; exit 1; }
 import socket, sys, time
-for _ in range(200):
+for _ in range(600):	# up to 30 s on a loaded machine
     try:
         s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
         line = s.makefile("rb").readline()
@@ -98,7 +98,7 @@ stop)
 	pid=$(cat "$dir/imapd.pid")
 	kill "$pid" 2>/dev/null
 	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 	rm -f "$dir/imapd.pid"
 	;;
 *)

@@ -175,7 +175,7 @@ python3 "$top/tests/helpers/tcp-cut.py" --port-file "$tmp/relay.port" --port "$r
 	--at 'EXAMINE "test.inbox.1"' --kill-pid "$(cat "$tmp/pi/imapd.pid")" >/dev/null 2>&1 &
 relay=$!
 i=0
-while [ ! -s "$tmp/relay.port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -s "$tmp/relay.port" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 ingest cut
 wait "$relay" 2>/dev/null
 relay_rc=$?
