@@ -196,11 +196,10 @@ static int read_imap(struct ingest *in, struct source *src, struct pending *pend
 {
 	struct buf key = BUF_INIT;
 	size_t i, n = source_imap_slices(src);
-	int rc = 0, e, have_since = since != NULL, known = 0;
+	int rc = 0, e, have_since = since != NULL;
 
 	for (i = 0; rc == 0 && i < (n ? n : 1); i++) {
 		struct source_cursor from;
-		int cursor_exists;
 
 		if (n)
 			slice_key(&key, url, i);
@@ -214,8 +213,7 @@ static int read_imap(struct ingest *in, struct source *src, struct pending *pend
 			rc = EX_SOFTWARE;
 			break;
 		}
-		cursor_exists = e;
-		if (!e && !known && !have_since) {
+		if (!e && !have_since) {
 			if (since_default(st, since_day, err) < 0) {
 				fprintf(stderr, "perfbot ingest: %s\n", err->data);
 				rc = EX_SOFTWARE;
@@ -223,11 +221,10 @@ static int read_imap(struct ingest *in, struct source *src, struct pending *pend
 			}
 			have_since = 1;
 		}
-		/* A slice after one read in an earlier run is new mail, to be
-		 * read whole: the day to start from is for an inbox never read. */
-		e = source_imap_begin(src, i, e ? &from : NULL, e || known ? 0 : *since_day, err);
-		if (cursor_exists)
-			known = 1;
+		/* Every slice without a cursor, also one that is new: its mail
+		 * came after what was read, so the day takes it whole, and a
+		 * first read cut between slices goes on from the same day. */
+		e = source_imap_begin(src, i, e ? &from : NULL, e ? 0 : *since_day, err);
 		if (e < 0) {
 			fprintf(stderr, "perfbot ingest: %s\n", err->data);
 			buf_reset(err);
