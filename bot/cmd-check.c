@@ -355,6 +355,17 @@ static void check_imap(struct check *c, const struct config *cfg, int talk)
 		if (r < 0) {
 			problem(c, r == IMAP_TEMPORARY, "imap", err.data);
 		} else {
+			size_t n = imap_slices(im);
+
+			/* a public-inbox inbox: its newest slice is where mail arrives */
+			if (n > 1 && (r = imap_examine_slice(im, n - 1, &err)) < 0) {
+				problem(c, r == IMAP_TEMPORARY, "imap", err.data);
+				imap_close(im);
+				goto out;
+			}
+			if (n)
+				buf_addf(&out, "a sliced inbox (public-inbox): %zu slice%s, %s.0 to %s.%zu; ",
+					 n, n == 1 ? "" : "s", url.mailbox, url.mailbox, n - 1);
 			imap_describe(im, &out);
 			say("imap: %s%s, LOGIN accepted; %s",
 			    url.security == IMAP_PLAIN ? "plain text (loopback)" : "TLS, certificate verified",
@@ -362,6 +373,7 @@ static void check_imap(struct check *c, const struct config *cfg, int talk)
 			imap_close(im);
 		}
 	}
+out:
 	secret_free(password);
 	imap_url_release(&url);
 	buf_release(&err);

@@ -6,8 +6,13 @@
  * to cur/; mbox and IMAP: the cursor in the state database) only after it
  * is recorded and archived, and a mail seen again is recognised by its
  * Message-ID.  `-` reads one mail on stdin for an MTA: exit 0 when it was
- * kept or deliberately ignored, 75 on a temporary failure (retry).
+ * kept or deliberately ignored, 75 on a temporary failure (retry).  An
+ * IMAP URL naming a public-inbox inbox reads each of its slices in turn
+ * over the one connection, each with its own cursor; a mailbox read for
+ * the first time starts at --since, else at the day the oldest open
+ * report was made (everything when none is open).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +20,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "date.h"
 #include "ingest.h"
 #include "secret.h"
 #include "source.h"
@@ -63,9 +69,193 @@ static int flush(struct ingest *in, struct source *src, struct pending *p, struc
 	return ret;
 }
 
+/* Reads src to its end (or its first error), archiving and acking in
+ * batches; cursor_key: where the cursor is stored, NULL for none.
+ * 0, or an exit code: EX_TEMPFAIL or EX_IOERR for a source that failed
+ * (what was taken is filed and its cursor stored), with the message
+ * printed; -1 for a failure of the archive or the state, with the
+ * message in err. */
+static int read_source(struct ingest *in, struct source *src, struct pending *pend,
+		       struct state *st, const char *cursor_key, int stdin_mode, struct buf *err)
+{
+	int rc = 0, e;
+
+	for (;;) {
+		struct source_msg msg;
+
+		memset(&msg, 0, sizeof(msg));
+		e = source_next(src, &msg, err);
+		if (e == 0)
+			break;
+		if (e < 0) {
+			/* what was taken so far is still filed below */
+			rc = e == SOURCE_TEMPORARY || stdin_mode ? EX_TEMPFAIL : EX_IOERR;
+			fprintf(stderr, "perfbot ingest: %s\n", err->data);
+			buf_reset(err);
+			break;
+		}
+		if (msg.oversized) {
+			in->ignored++;
+			fprintf(stderr, "%s: %zu bytes, more than %u: skipped\n", msg.key, msg.size,
+				SOURCE_MAX_MESSAGE);
+		} else if (ingest_message(in, msg.raw, msg.len, msg.key, err) < 0) {
+			source_msg_release(&msg);
+			return -1;
+		}
+		/* the ack needs only the key: memory stays flat over a batch */
+		free(msg.raw);
+		msg.raw = NULL;
+		msg.len = 0;
+		ALLOC_GROW(pend->v, pend->nr + 1, pend->alloc);
+		pend->v[pend->nr++] = msg;
+		if (pend->nr >= INGEST_BATCH && flush(in, src, pend, st, cursor_key, err) < 0)
+			return -1;
+	}
+	if (flush(in, src, pend, st, cursor_key, err) < 0)
+		return -1;
+	return rc;
+}
+
+/* The stored cursor of key into *from: 1, 0 when there is none, -1. */
+static int cursor_load(struct state *st, const char *key, struct source_cursor *from,
+		       struct buf *err)
+{
+	struct state_cursor sc;
+	int e;
+
+	memset(from, 0, sizeof(*from));
+	e = state_cursor_get(st, key, &sc, err);
+	if (e <= 0)
+		return e;
+	from->uidvalidity = sc.uidvalidity;
+	from->last_uid = sc.last_uid;
+	from->offset = sc.offset;
+	snprintf(from->fingerprint, sizeof(from->fingerprint), "%s", sc.fingerprint ? sc.fingerprint : "");
+	state_cursor_release(&sc);
+	return 1;
+}
+
+/* --since: "YYYY-MM-DD", the start of that day (UTC). */
+static int since_parse(const char *s, int64_t *day, struct buf *err)
+{
+	size_t i;
+
+	for (i = 0; i < 10; i++)
+		if (!s[i] || (i == 4 || i == 7 ? s[i] != '-' : s[i] < '0' || s[i] > '9'))
+			break;
+	if (i < 10 || s[10] || date_parse_iso8601(s, day, err) < 0 || *day <= 0)
+		return err_set(err, "--since '%s': not a day after 1970 as YYYY-MM-DD", s);
+	return 0;
+}
+
+/* Where a first read starts without --since: the day the oldest open
+ * report was made, 0 (everything) when none is open. */
+static int since_default(struct state *st, int64_t *day, struct buf *err)
+{
+	struct state_reports list = { 0 };
+	int64_t oldest = 0;
+	size_t i;
+
+	if (state_report_list(st, &list, err) < 0)
+		return -1;
+	for (i = 0; i < list.nr; i++) {
+		const struct state_report *r = list.v + i;
+
+		if (r->kind == STATE_KIND_REPORT && r->verdict == STATE_VERDICT_OPEN && r->created > 0 &&
+		    (!oldest || r->created < oldest))
+			oldest = r->created;
+	}
+	state_reports_release(&list);
+	*day = oldest - oldest % 86400;
+	return 0;
+}
+
+/* "imap:URL" naming slice i: the URL's mailbox with ".i" after it. */
+static void slice_key(struct buf *key, const char *url, size_t i)
+{
+	const char *host = strstr(url, "://");
+	const char *path = strchr(host ? host + 3 : url, '/');
+	const char *query = strchr(url, '?');
+	size_t end = query ? (size_t)(query - url) : strlen(url);
+
+	buf_reset(key);
+	buf_adds(key, "imap:");
+	buf_add(key, url, end);
+	if (!path || (size_t)(path - url) >= end)
+		buf_adds(key, "/INBOX");
+	else if ((size_t)(path - url) + 1 == end)
+		buf_adds(key, "INBOX");
+	buf_addf(key, ".%zu", i);
+	if (query)
+		buf_adds(key, query);
+}
+
+/* Reads the IMAP mailbox, or each slice of the inbox, src connected to. */
+static int read_imap(struct ingest *in, struct source *src, struct pending *pend, struct state *st,
+		     const char *url, const char *since, int64_t *since_day, struct buf *err)
+{
+	struct buf key = BUF_INIT;
+	size_t i, n = source_imap_slices(src);
+	int rc = 0, e, have_since = since != NULL;
+
+	for (i = 0; rc == 0 && i < (n ? n : 1); i++) {
+		struct source_cursor from;
+
+		if (n)
+			slice_key(&key, url, i);
+		else {
+			buf_reset(&key);
+			buf_addf(&key, "imap:%s", url);
+		}
+		e = cursor_load(st, key.data, &from, err);
+		if (e < 0) {
+			fprintf(stderr, "perfbot ingest: %s\n", err->data);
+			rc = EX_SOFTWARE;
+			break;
+		}
+		if (!e && !have_since) {
+			if (since_default(st, since_day, err) < 0) {
+				fprintf(stderr, "perfbot ingest: %s\n", err->data);
+				rc = EX_SOFTWARE;
+				break;
+			}
+			have_since = 1;
+		}
+		/* Every slice without a cursor, also one that is new: its mail
+		 * came after what was read, so the day takes it whole, and a
+		 * first read cut between slices goes on from the same day. */
+		e = source_imap_begin(src, i, e ? &from : NULL, e ? 0 : *since_day, err);
+		if (e < 0) {
+			fprintf(stderr, "perfbot ingest: %s\n", err->data);
+			buf_reset(err);
+			rc = e == SOURCE_TEMPORARY ? EX_TEMPFAIL : EX_NOINPUT;
+			break;
+		}
+		if (source_restart_reason(src))
+			fprintf(stderr, "perfbot ingest: reading %s from the start: %s\n", key.data,
+				source_restart_reason(src));
+		rc = read_source(in, src, pend, st, key.data, 0, err);
+		if (rc < 0)
+			break;
+		/* the last slice read: a newer one may have come meanwhile */
+		if (rc == 0 && n && i + 1 == n) {
+			e = source_imap_relist(src, err);
+			if (e < 0) {
+				fprintf(stderr, "perfbot ingest: %s\n", err->data);
+				buf_reset(err);
+				rc = e == SOURCE_TEMPORARY ? EX_TEMPFAIL : EX_IOERR;
+				break;
+			}
+			n = source_imap_slices(src);
+		}
+	}
+	buf_release(&key);
+	return rc;
+}
+
 int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 {
-	const char *maildir = NULL, *mbox = NULL, *imap = NULL;
+	const char *maildir = NULL, *mbox = NULL, *imap = NULL, *since = NULL;
 	struct buf err = BUF_INIT, key = BUF_INIT;
 	struct config *cfg = NULL;
 	struct state *st = NULL;
@@ -76,11 +266,13 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	struct ingest in;
 	char *password = NULL;
 	int all = 0, stdin_mode = 0, rc = 0, e, have_cursor = 0, verbose = opts->verbose;
+	int64_t since_day = 0;
 	struct opt_args args = { 0 };
 	const struct opt options[] = {
 		{ OPT_STRING, 0, "maildir", &maildir, "DIR", "the Maildir's new/ (taken mail moves to cur/)", 1, 0, 0 },
 		{ OPT_STRING, 0, "mbox", &mbox, "FILE", "an mbox, read-only; later runs go on where this one stopped", 1, 0, 0 },
 		{ OPT_STRING, 0, "imap", &imap, "URL", "imaps://USER@HOST/MAILBOX or imap://USER@HOST/MAILBOX?starttls", 1, 0, 0 },
+		{ OPT_STRING, 0, "since", &since, "DATE", "first read of a new group or mailbox: from this day (YYYY-MM-DD)", 0, 0, 0 },
 		OPT_BOOL_E(0, "all", &all, "keep every mail, not only replies to reports"),
 		OPT_COUNT_E('v', "verbose", &verbose, "say what became of every mail, not only of those acted on"),
 		OPT_END_E,
@@ -110,6 +302,10 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 				     maildir ? "maildir" : mbox ? "mbox" : "imap");
 		goto done;
 	}
+	if (since && since_parse(since, &since_day, &err) < 0) {
+		rc = cmd_usage_error(&spec, "%s", err.data);
+		goto done;
+	}
 	if (config_load(opts->config_path, &cfg, &err) < 0) {
 		rc = EX_CONFIG;
 		goto fail;
@@ -123,26 +319,20 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 			goto done;
 		}
 	}
+	if (since && !imap) {
+		rc = cmd_usage_error(&spec, "--since is for a first read over IMAP (--imap or ingest.imap)");
+		goto done;
+	}
 	if (state_open(cfg->state, &st, &err) < 0) {
 		rc = stdin_mode ? EX_TEMPFAIL : EX_CANTCREAT;
 		goto fail;
 	}
-	if (mbox || imap) {
-		struct state_cursor sc;
-
-		buf_addf(&key, "%s:%s", mbox ? "mbox" : "imap", mbox ? mbox : imap);
-		e = state_cursor_get(st, key.data, &sc, &err);
-		if (e < 0) {
+	if (mbox) {
+		buf_addf(&key, "mbox:%s", mbox);
+		have_cursor = cursor_load(st, key.data, &from, &err);
+		if (have_cursor < 0) {
 			rc = EX_SOFTWARE;
 			goto fail;
-		}
-		if (e > 0) {
-			from.uidvalidity = sc.uidvalidity;
-			from.last_uid = sc.last_uid;
-			from.offset = sc.offset;
-			snprintf(from.fingerprint, sizeof(from.fingerprint), "%s", sc.fingerprint ? sc.fingerprint : "");
-			state_cursor_release(&sc);
-			have_cursor = 1;
 		}
 	}
 	if (imap) {
@@ -162,8 +352,8 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	else if (mbox)
 		e = source_open_mbox(mbox, have_cursor ? &from : NULL, &src, &err);
 	else if (imap)
-		e = source_open_imap(imap, password, cfg->ingest_ca_file, cfg->ingest_timeout,
-				     have_cursor ? &from : NULL, &src, &err);
+		e = source_connect_imap(imap, password, cfg->ingest_ca_file, cfg->ingest_timeout,
+					&src, &err);
 	else
 		e = source_open_fd(0, &src, &err);
 	if (e != 0) {
@@ -187,41 +377,11 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	in.now = opts->now;
 	in.log.line = log_line;
 	in.verbose = verbose;
-	for (;;) {
-		struct source_msg msg;
-
-		memset(&msg, 0, sizeof(msg));
-		e = source_next(src, &msg, &err);
-		if (e == 0)
-			break;
-		if (e < 0) {
-			/* what was taken so far is still filed below */
-			rc = e == SOURCE_TEMPORARY || stdin_mode ? EX_TEMPFAIL : EX_IOERR;
-			fprintf(stderr, "perfbot ingest: %s\n", err.data);
-			buf_reset(&err);
-			break;
-		}
-		if (msg.oversized) {
-			in.ignored++;
-			fprintf(stderr, "%s: %zu bytes, more than %u: skipped\n", msg.key, msg.size,
-				SOURCE_MAX_MESSAGE);
-		} else if (ingest_message(&in, msg.raw, msg.len, msg.key, &err) < 0) {
-			source_msg_release(&msg);
-			rc = EX_TEMPFAIL;
-			goto fail;
-		}
-		/* the ack needs only the key: memory stays flat over a batch */
-		free(msg.raw);
-		msg.raw = NULL;
-		msg.len = 0;
-		ALLOC_GROW(pend.v, pend.nr + 1, pend.alloc);
-		pend.v[pend.nr++] = msg;
-		if (pend.nr >= INGEST_BATCH && flush(&in, src, &pend, st, key.len ? key.data : NULL, &err) < 0) {
-			rc = EX_TEMPFAIL;
-			goto fail;
-		}
-	}
-	if (flush(&in, src, &pend, st, key.len ? key.data : NULL, &err) < 0) {
+	if (imap)
+		rc = read_imap(&in, src, &pend, st, imap, since, &since_day, &err);
+	else
+		rc = read_source(&in, src, &pend, st, key.len ? key.data : NULL, stdin_mode, &err);
+	if (rc < 0) {
 		rc = EX_TEMPFAIL;
 		goto fail;
 	}

@@ -5,6 +5,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "date.h"
 #include "header.h"
 #include "percent.h"
 #include "source-imap.h"
@@ -16,7 +17,11 @@
 
 struct imap {
 	mailimap *session;
-	char *where;		/* "imap.example.org:993/INBOX" for messages */
+	char *where;		/* "imap.example.org:993/INBOX" for messages: the
+				 * mailbox examined last */
+	char *server;		/* "imap.example.org:993" */
+	char *mailbox;		/* the URL's mailbox */
+	size_t slices;		/* 0, or the mailbox's slices found by LIST */
 	uint32_t uidvalidity;
 	int gone;		/* the connection is lost or not trusted: say nothing more */
 	struct streambound bound;	/* a response passed IMAP_RESPONSE_BYTES_MAX;
@@ -373,11 +378,109 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 
 static void imap_close_unguarded(struct imap *im);
 
+/* where: the server and mailbox, for messages. */
+static void set_where(struct imap *im, const char *mailbox)
+{
+	struct buf where = BUF_INIT;
+
+	buf_addf(&where, "%s/%s", im->server, mailbox);
+	free(im->where);
+	im->where = buf_detach(&where, NULL);
+}
+
+/* EXAMINE mailbox: 0, -1, IMAP_TEMPORARY, or 1 when the server has no
+ * such mailbox to read (it answered NO, or gave no UIDVALIDITY, as
+ * public-inbox-imapd does for the parent of its slices), with the
+ * message in err. */
+static int examine(struct imap *im, const char *mailbox, struct buf *err)
+{
+	int r;
+
+	if (im->gone)
+		return lost(im, err);
+	set_where(im, mailbox);
+	r = mailimap_examine(im->session, mailbox);
+	if (r == MAILIMAP_ERROR_EXAMINE && !im->gone && !im->bound.closed && !im->bound.tripped) {
+		server_fail(im, r, "cannot open the mailbox (EXAMINE)", err);
+		return 1;
+	}
+	if (r != MAILIMAP_NO_ERROR)
+		return server_fail(im, r, "cannot open the mailbox (EXAMINE)", err);
+	if (!im->session->imap_selection_info || !im->session->imap_selection_info->sel_uidvalidity) {
+		err_set(err, "imap %s: the server sent no UIDVALIDITY for the mailbox", im->where);
+		return 1;
+	}
+	im->uidvalidity = im->session->imap_selection_info->sel_uidvalidity;
+	return 0;
+}
+
+/* n when s is "BASE.n" (BASE compared without case, n decimal without a
+ * leading zero and below IMAP_SLICES_MAX), else -1. */
+static long slice_number(const char *s, const char *base)
+{
+	size_t len = strlen(base);
+	long n = 0;
+
+	if (strncasecmp(s, base, len) || s[len] != '.' || !isdigit((unsigned char)s[len + 1]))
+		return -1;
+	s += len + 1;
+	if (s[0] == '0' && s[1])
+		return -1;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		n = n * 10 + (*s - '0');
+		if (n >= IMAP_SLICES_MAX)
+			return -1;
+	}
+	return n;
+}
+
+/* LIST "" "MAILBOX.%": im->slices = how many of MAILBOX.0, MAILBOX.1, ...
+ * the server lists without a gap. */
+static int list_slices(struct imap *im, struct buf *err)
+{
+	struct buf pattern = BUF_INIT;
+	clist *result = NULL;
+	clistiter *cur;
+	unsigned char *seen;
+	size_t n = 0;
+	int r;
+
+	if (im->gone)
+		return lost(im, err);
+	/* a name with wildcards of its own has no slices to look for */
+	if (strpbrk(im->mailbox, "%*")) {
+		im->slices = 0;
+		return 0;
+	}
+	buf_addf(&pattern, "%s.%%", im->mailbox);
+	r = mailimap_list(im->session, "", pattern.data, &result);
+	buf_release(&pattern);
+	if (r != MAILIMAP_NO_ERROR)
+		return server_fail(im, r, "LIST", err);
+	seen = xcalloc(IMAP_SLICES_MAX, 1);
+	for (cur = result ? clist_begin(result) : NULL; cur; cur = clist_next(cur)) {
+		const struct mailimap_mailbox_list *mb = clist_content(cur);
+		long i = mb && mb->mb_name ? slice_number(mb->mb_name, im->mailbox) : -1;
+
+		if (i >= 0)
+			seen[i] = 1;
+	}
+	if (result)
+		mailimap_list_result_free(result);
+	while (n < IMAP_SLICES_MAX && seen[n])
+		n++;
+	free(seen);
+	im->slices = n;
+	return 0;
+}
+
 static int imap_open_unguarded(const struct imap_url *url, const char *password, const char *ca_file,
 	      int timeout, struct imap **out, struct buf *err)
 {
 	struct imap *im;
-	struct buf where = BUF_INIT;
+	struct buf server = BUF_INIT, why = BUF_INIT;
 	int r;
 
 	*out = NULL;
@@ -385,12 +488,15 @@ static int imap_open_unguarded(const struct imap_url *url, const char *password,
 		return err_set(err, "imap %s: the password is missing, too long or has control characters",
 			       url->host);
 	im = xcalloc(1, sizeof(*im));
-	buf_addf(&where, strchr(url->host, ':') ? "[%s]:%d/%s" : "%s:%d/%s",
-		 url->host, url->port, url->mailbox);
-	im->where = buf_detach(&where, NULL);
+	buf_addf(&server, strchr(url->host, ':') ? "[%s]:%d" : "%s:%d", url->host, url->port);
+	im->server = buf_detach(&server, NULL);
+	im->mailbox = xstrdup(url->mailbox);
+	set_where(im, url->mailbox);
 	im->session = mailimap_new(0, NULL);
 	if (!im->session) {
 		free(im->where);
+		free(im->server);
+		free(im->mailbox);
 		free(im);
 		return err_set(err, "imap: out of memory in libetpan");
 	}
@@ -412,20 +518,65 @@ static int imap_open_unguarded(const struct imap_url *url, const char *password,
 			goto fail;
 		}
 	}
-	r = mailimap_examine(im->session, url->mailbox);
-	if (r != MAILIMAP_NO_ERROR) {
-		r = server_fail(im, r, "cannot open the mailbox (EXAMINE)", err);
-		goto fail;
+	r = examine(im, url->mailbox, err);
+	if (r == 1) {
+		/* Perhaps a public-inbox inbox, served as slices MAILBOX.0,
+		 * MAILBOX.1, ...: then the first is examined. */
+		buf_adds(&why, err->len ? err->data : "");
+		r = list_slices(im, err);
+		if (r == 0 && im->slices) {
+			struct buf name = BUF_INIT;
+
+			buf_addf(&name, "%s.0", im->mailbox);
+			r = examine(im, name.data, err);
+			buf_release(&name);
+		} else if (r == 0) {
+			set_where(im, url->mailbox);
+			err_set(err, "%s", why.data);
+			r = -1;
+		}
+		if (r == 1)
+			r = -1;
 	}
-	if (!im->session->imap_selection_info || !im->session->imap_selection_info->sel_uidvalidity) {
-		r = err_set(err, "imap %s: the server sent no UIDVALIDITY for the mailbox", im->where);
+	buf_release(&why);
+	if (r < 0)
 		goto fail;
-	}
-	im->uidvalidity = im->session->imap_selection_info->sel_uidvalidity;
 	*out = im;
 	return 0;
 fail:
 	imap_close_unguarded(im);
+	return r;
+}
+
+size_t imap_slices(const struct imap *im)
+{
+	return im->slices;
+}
+
+static int imap_examine_slice_unguarded(struct imap *im, size_t i, struct buf *err)
+{
+	struct buf name = BUF_INIT;
+	int r;
+
+	if (i >= im->slices)
+		return err_set(err, "imap %s: no slice %zu of %s", im->server, i, im->mailbox);
+	buf_addf(&name, "%s.%zu", im->mailbox, i);
+	r = examine(im, name.data, err);
+	buf_release(&name);
+	return r == 1 ? -1 : r;
+}
+
+static int imap_relist_unguarded(struct imap *im, struct buf *err)
+{
+	size_t before = im->slices;
+	int r;
+
+	if (!before)
+		return 0;
+	r = list_slices(im, err);
+	/* a slice is never taken away: reading goes on over those known */
+	if (im->slices < before)
+		im->slices = before;
 	return r;
 }
 
@@ -466,6 +617,8 @@ static void imap_close_unguarded(struct imap *im)
 		mailimap_logout(im->session);
 	mailimap_free(im->session);
 	free(im->where);
+	free(im->server);
+	free(im->mailbox);
 	free(im);
 }
 
@@ -535,6 +688,69 @@ static int imap_search_after_unguarded(struct imap *im, uint32_t last, uint32_t 
 		n = IMAP_SEARCH_MAX;
 	*uids = v;
 	*nr = n;
+	return 0;
+}
+
+/* The lowest (lowest 1) or highest (lowest 0) UID in result, 0 if none. */
+static uint32_t result_uid(clist *result, int lowest)
+{
+	clistiter *cur;
+	uint32_t best = 0;
+
+	for (cur = result ? clist_begin(result) : NULL; cur; cur = clist_next(cur)) {
+		uint32_t uid = *(uint32_t *)clist_content(cur);
+
+		if (uid && (!best || (lowest ? uid < best : uid > best)))
+			best = uid;
+	}
+	return best;
+}
+
+static int imap_search_since_unguarded(struct imap *im, int64_t day, uint32_t *last, struct buf *err)
+{
+	struct date_civil c;
+	struct mailimap_date *date;
+	struct mailimap_search_key *key;
+	clist *result = NULL;
+	uint32_t first;
+	int r;
+
+	*last = 0;
+	if (im->gone)
+		return lost(im, err);
+	date_to_civil(day, 0, &c);
+	if (c.year < 1 || c.year > 9999)
+		return err_set(err, "imap %s: the day to search from is out of range", im->where);
+	date = mailimap_date_new((int)c.day, (int)c.month, (int)c.year);
+	key = date ? mailimap_search_key_new_since(date) : NULL;
+	if (!key) {
+		if (date)
+			mailimap_date_free(date);
+		return err_set(err, "imap: out of memory in libetpan");
+	}
+	r = mailimap_uid_search(im->session, NULL, key, &result);
+	mailimap_search_key_free(key);
+	if (r != MAILIMAP_NO_ERROR)
+		return server_fail(im, r, "UID SEARCH SINCE", err);
+	first = result_uid(result, 1);
+	mailimap_search_result_free(result);
+	if (first) {
+		*last = first - 1;
+		return 0;
+	}
+	/* None since then: the cursor goes past every UID in use, below
+	 * UIDNEXT, or else the highest found (public-inbox-imapd refuses a
+	 * bare "UID *"). */
+	if (im->session->imap_selection_info && im->session->imap_selection_info->sel_uidnext > 1) {
+		*last = im->session->imap_selection_info->sel_uidnext - 1;
+		return 0;
+	}
+	result = NULL;
+	r = uid_search(im, mailimap_set_new_interval(1, 0), &result, err);
+	if (r < 0)
+		return r;
+	*last = result_uid(result, 0);
+	mailimap_search_result_free(result);
 	return 0;
 }
 
@@ -829,6 +1045,39 @@ int imap_open(const struct imap_url *url, const char *password, const char *ca_f
 
 	tcp_sigpipe_block(&g);
 	r = imap_open_unguarded(url, password, ca_file, timeout, out, err);
+	tcp_sigpipe_restore(&g);
+	return r;
+}
+
+int imap_search_since(struct imap *im, int64_t day, uint32_t *last, struct buf *err)
+{
+	struct tcp_sigpipe g;
+	int r;
+
+	tcp_sigpipe_block(&g);
+	r = imap_search_since_unguarded(im, day, last, err);
+	tcp_sigpipe_restore(&g);
+	return r;
+}
+
+int imap_examine_slice(struct imap *im, size_t i, struct buf *err)
+{
+	struct tcp_sigpipe g;
+	int r;
+
+	tcp_sigpipe_block(&g);
+	r = imap_examine_slice_unguarded(im, i, err);
+	tcp_sigpipe_restore(&g);
+	return r;
+}
+
+int imap_relist(struct imap *im, struct buf *err)
+{
+	struct tcp_sigpipe g;
+	int r;
+
+	tcp_sigpipe_block(&g);
+	r = imap_relist_unguarded(im, err);
 	tcp_sigpipe_restore(&g);
 	return r;
 }

@@ -18,8 +18,17 @@
  *      is refused before STARTTLS, where anyone on the path could have
  *      sent it);
  *   4. EXAMINE (read-only: nothing in the mailbox changes, not even
- *      \Seen or \Recent);
- *   5. UID SEARCH UID n:* and UID FETCH of RFC822.SIZE and BODY.PEEK[].
+ *      \Seen or \Recent); when the server has no such mailbox, or gives
+ *      it no UIDVALIDITY, LIST "" "MAILBOX.%" for a public-inbox inbox's
+ *      slices (below) and EXAMINE of the first;
+ *   5. UID SEARCH UID n:* (or SINCE a day, on a first read) and UID FETCH
+ *      of RFC822.SIZE and BODY.PEEK[].
+ *
+ * Slices: public-inbox-imapd serves an inbox (its newsgroup name) as
+ * mailboxes of 50,000 messages each, NEWSGROUP.0, NEWSGROUP.1, ..., and
+ * the inbox's own name as an empty mailbox without a UIDVALIDITY.  A URL
+ * naming the inbox reads its slices (imap_slices(), imap_examine_slice());
+ * a URL naming one slice reads that mailbox alone, as any other.
  *
  * Untrusted: everything the server sends (its greeting, texts, UIDs,
  * sizes, message bytes); its texts reach error messages only quoted and
@@ -52,6 +61,7 @@
 #define IMAP_PASSWORD_MAX 1024		/* bytes of the password */
 #define IMAP_SEARCH_MAX 100000		/* new UIDs taken from one search (the lowest) */
 #define IMAP_FETCH_MAX 1000		/* UIDs named in one UID FETCH */
+#define IMAP_SLICES_MAX 100000		/* slices of one inbox (MAILBOX.0 ..) */
 /* Bytes of one server response, at most (the bound of etpanlib.h): a FETCH brings
  * one message of at most 32 MiB, or some of at most 8 MiB together
  * (source.h), and a SEARCH some hundred thousand UIDs.  More ends the
@@ -89,7 +99,7 @@ void imap_url_release(struct imap_url *u);
 struct imap;
 
 /*
- * Steps 1-4 above.  password: the login password (NUL-terminated, no
+ * Steps 1-4 above (a sliced inbox: its first slice examined).  password: the login password (NUL-terminated, no
  * control characters, at most IMAP_PASSWORD_MAX bytes; not kept after
  * this returns).  ca_file: PEM file of the CAs to trust, NULL for the
  * system's.  timeout: seconds for connecting and for each read; it also
@@ -107,6 +117,31 @@ void imap_describe(const struct imap *im, struct buf *out);
 
 /* The mailbox's UIDVALIDITY (never 0: a server that sends none is refused). */
 uint32_t imap_uidvalidity(const struct imap *im);
+
+/* 0 when the URL named a mailbox, else how many slices (MAILBOX.0 to
+ * MAILBOX.n-1, listed without a gap, at most IMAP_SLICES_MAX) the
+ * server listed when opened or at the last imap_relist(). */
+size_t imap_slices(const struct imap *im);
+
+/* EXAMINE slice i (< imap_slices()): the mailbox the calls below read
+ * from now on.  0, -1 (also when the slice is gone) or IMAP_TEMPORARY. */
+int imap_examine_slice(struct imap *im, size_t i, struct buf *err);
+
+/* A sliced inbox: LIST again, for slices added since (public-inbox-imapd
+ * lists a new slice once one of the inbox's mailboxes was examined after
+ * it was made).  The count never goes down.  0 (also for a plain
+ * mailbox: nothing is sent), -1 or IMAP_TEMPORARY. */
+int imap_relist(struct imap *im, struct buf *err);
+
+/*
+ * UID SEARCH SINCE day (epoch seconds, UTC, of the day's start: the
+ * server compares its internal dates, by day): *last is the UID just
+ * before the lowest found, so that imap_search_after(*last) reads from
+ * that day on; when nothing is that recent, UIDNEXT - 1 (without a
+ * UIDNEXT, the highest UID UID SEARCH UID 1:* finds; 0 when none).  0, -1 or
+ * IMAP_TEMPORARY.
+ */
+int imap_search_since(struct imap *im, int64_t day, uint32_t *last, struct buf *err);
 
 /*
  * The UIDs above last, ascending, at most IMAP_SEARCH_MAX of them (the

@@ -45,6 +45,8 @@ struct source {
 	struct mbox *mbox;
 
 	struct imap *imap;
+	char *mailbox;			/* the URL's mailbox (a sliced inbox's name) */
+	int begun;			/* source_imap_begin() was called */
 	struct imap_message *msgs;	/* the UIDs found, ascending */
 	size_t nr_msgs;
 	size_t next;			/* msgs[next] is the next to hand out */
@@ -82,6 +84,7 @@ void source_close(struct source *s)
 	maildir_free(s->maildir);
 	mbox_free(s->mbox);
 	imap_close(s->imap);
+	free(s->mailbox);
 	for (i = 0; i < s->nr_msgs; i++)
 		buf_release(&s->msgs[i].raw);
 	free(s->msgs);
@@ -317,14 +320,11 @@ static int next_mbox(struct source *s, struct source_msg *msg, struct buf *err)
 
 /* IMAP */
 
-int source_open_imap(const char *url, const char *password, const char *ca_file, int timeout,
-		     const struct source_cursor *from, struct source **out, struct buf *err)
+int source_connect_imap(const char *url, const char *password, const char *ca_file, int timeout,
+			struct source **out, struct buf *err)
 {
 	struct imap_url u;
 	struct source *s;
-	uint32_t *uids = NULL, validity;
-	size_t nr = 0, i;
-	int64_t last = 0;
 	int r;
 
 	*out = NULL;
@@ -332,25 +332,119 @@ int source_open_imap(const char *url, const char *password, const char *ca_file,
 		return -1;
 	s = source_new(SOURCE_IMAP);
 	r = imap_open(&u, password, ca_file, timeout, &s->imap, err);
+	if (r < 0) {
+		imap_url_release(&u);
+		source_close(s);
+		return r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+	}
+	s->mailbox = u.mailbox;
+	u.mailbox = NULL;
+	imap_url_release(&u);
+	*out = s;
+	return 0;
+}
+
+size_t source_imap_slices(const struct source *s)
+{
+	return s->kind == SOURCE_IMAP ? imap_slices(s->imap) : 0;
+}
+
+int source_imap_relist(struct source *s, struct buf *err)
+{
+	int r;
+
+	if (s->kind != SOURCE_IMAP)
+		return err_set(err, "not an IMAP source");
+	r = imap_relist(s->imap, err);
 	if (r < 0)
-		goto fail;
+		return fail(s, r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1, err);
+	return 0;
+}
+
+/* Forgets the messages of the mailbox read before. */
+static void imap_forget(struct source *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_msgs; i++)
+		buf_release(&s->msgs[i].raw);
+	free(s->msgs);
+	s->msgs = NULL;
+	s->nr_msgs = s->next = s->sized = s->fetched = 0;
+	for (i = s->head; i < s->nr_pending; i++)
+		free(s->pending[i].key);
+	s->head = s->nr_pending = 0;
+	free(s->restart);
+	s->restart = NULL;
+	memset(&s->cursor, 0, sizeof(s->cursor));
+}
+
+int source_imap_begin(struct source *s, size_t slice, const struct source_cursor *from,
+		      int64_t since, struct buf *err)
+{
+	struct buf name = BUF_INIT;
+	uint32_t *uids = NULL, validity;
+	size_t nr = 0, i;
+	int64_t last = 0;
+	int r, first_read = 1;
+
+	if (s->kind != SOURCE_IMAP)
+		return err_set(err, "not an IMAP source");
+	if (s->failed) {
+		err_set(err, "%s", s->failure.data);
+		return s->failed;
+	}
+	imap_forget(s);
+	if (imap_slices(s->imap)) {
+		if (slice >= imap_slices(s->imap))
+			return err_set(err, "imap: %s has no slice %zu", s->mailbox, slice);
+		buf_addf(&name, "%s.%zu", s->mailbox, slice);
+		/* the first slice is examined already when opened */
+		if (slice || s->begun) {
+			r = imap_examine_slice(s->imap, slice, err);
+			if (r < 0) {
+				buf_release(&name);
+				return fail(s, r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1, err);
+			}
+		}
+	} else {
+		if (slice)
+			return err_set(err, "imap: %s is not a sliced inbox", s->mailbox);
+		buf_adds(&name, s->mailbox);
+		if (s->begun) {
+			buf_release(&name);
+			return err_set(err, "imap: %s is read once a run", s->mailbox);
+		}
+	}
+	s->begun = 1;
 	validity = imap_uidvalidity(s->imap);
 	if (from && from->uidvalidity && from->uidvalidity != validity) {
+		first_read = 0;
 		set_restart(s, "the UIDVALIDITY of %s changed from %" PRId64 " to %" PRIu32
 			    " (the mailbox was recreated): reading it from the start",
-			    u.mailbox, from->uidvalidity, validity);
+			    name.data, from->uidvalidity, validity);
 	} else if (from && from->uidvalidity) {
+		first_read = 0;
 		if (from->last_uid >= 0 && from->last_uid <= UINT32_MAX)
 			last = from->last_uid;
 		else
 			set_restart(s, "the stored last UID %" PRId64 " of %s is not a UID: "
-				    "reading the mailbox from the start", from->last_uid, u.mailbox);
+				    "reading the mailbox from the start", from->last_uid, name.data);
+	}
+	buf_release(&name);
+	if (first_read && since > 0) {
+		uint32_t before;
+
+		r = imap_search_since(s->imap, since, &before, err);
+		if (r < 0)
+			return fail(s, r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1, err);
+		last = before;
 	}
 	s->cursor.uidvalidity = validity;
 	s->cursor.last_uid = last;
 	r = imap_search_after(s->imap, (uint32_t)last, &uids, &nr, err);
 	if (r < 0)
-		goto fail;
+		return fail(s, r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1, err);
 	s->msgs = xcalloc(nr ? nr : 1, sizeof(*s->msgs));
 	for (i = 0; i < nr; i++) {
 		s->msgs[i].uid = uids[i];
@@ -358,13 +452,25 @@ int source_open_imap(const char *url, const char *password, const char *ca_file,
 	}
 	s->nr_msgs = nr;
 	free(uids);
-	imap_url_release(&u);
+	return 0;
+}
+
+int source_open_imap(const char *url, const char *password, const char *ca_file, int timeout,
+		     const struct source_cursor *from, struct source **out, struct buf *err)
+{
+	struct source *s;
+	int r;
+
+	r = source_connect_imap(url, password, ca_file, timeout, &s, err);
+	if (r < 0)
+		return r;
+	r = source_imap_begin(s, 0, from, 0, err);
+	if (r < 0) {
+		source_close(s);
+		return r;
+	}
 	*out = s;
 	return 0;
-fail:
-	imap_url_release(&u);
-	source_close(s);
-	return r == IMAP_TEMPORARY ? SOURCE_TEMPORARY : -1;
 }
 
 static int fetchable(const struct imap_message *m)

@@ -109,14 +109,44 @@ int source_open_mbox(const char *path, const struct source_cursor *from,
  * imap://USER@HOST[:PORT]/MAILBOX?starttls, or plain imap:// to loopback
  * only), with the certificate checked against ca_file (NULL: the
  * system's CAs) before LOGIN with password.  timeout: seconds for
- * connecting and each read (0: libetpan's default, 300).  Finds the
- * messages after from->last_uid (all of them when from is NULL or its
- * UIDVALIDITY differs from the server's) and fetches them as
- * source_next() asks: sizes first, then bodies in batches of at most
- * SOURCE_IMAP_BATCH_MAX messages and SOURCE_IMAP_BATCH_BYTES by the
- * server's sizes, so an oversized message is never downloaded.  -1 or
- * SOURCE_TEMPORARY.
+ * connecting and each read (0: libetpan's default, 300).  When the
+ * server has no mailbox MAILBOX but lists MAILBOX.0, MAILBOX.1, ... (a
+ * public-inbox inbox's slices), the source reads those: see
+ * source_imap_slices().  Nothing is searched or read until
+ * source_imap_begin().  -1 or SOURCE_TEMPORARY.
  */
+int source_connect_imap(const char *url, const char *password, const char *ca_file, int timeout,
+			struct source **out, struct buf *err);
+
+/* 0 for one mailbox, else the slices of the inbox, as listed when
+ * connected or at the last source_imap_relist(). */
+size_t source_imap_slices(const struct source *s);
+
+/* Lists the slices again, so that a slice added meanwhile is read too;
+ * nothing is sent for one mailbox.  0, -1 or SOURCE_TEMPORARY. */
+int source_imap_relist(struct source *s, struct buf *err);
+
+/*
+ * Reads slice (0 for one mailbox; a slice is read once a run, the
+ * mailbox too) from the cursor from: finds the messages after
+ * from->last_uid (all of them when from is NULL or its UIDVALIDITY differs
+ * from the server's) and fetches them as source_next() asks: sizes first,
+ * then bodies in batches of at most SOURCE_IMAP_BATCH_MAX messages and
+ * SOURCE_IMAP_BATCH_BYTES by the server's sizes, so an oversized message
+ * is never downloaded.  A first read (from NULL or without a UIDVALIDITY)
+ * with since > 0 (epoch seconds of a day's start, UTC) starts at the
+ * first message the server dates that day or later (UID SEARCH SINCE),
+ * and the cursor starts just before it (at the highest UID when nothing
+ * is that recent), so older mail is never read.  Call it again for the
+ * next slice once every message source_next() gave was acked and the
+ * cursor stored: the queue of pending messages and the restart reason
+ * start anew.  -1 or SOURCE_TEMPORARY.
+ */
+int source_imap_begin(struct source *s, size_t slice, const struct source_cursor *from,
+		      int64_t since, struct buf *err);
+
+/* source_connect_imap() and source_imap_begin(s, 0, from, 0): one
+ * mailbox, or a sliced inbox's first slice. */
 int source_open_imap(const char *url, const char *password, const char *ca_file, int timeout,
 		     const struct source_cursor *from, struct source **out, struct buf *err);
 
