@@ -54,8 +54,9 @@ browser_url() {
 	python3 -c 'import pathlib, sys; print(pathlib.Path(sys.argv[1]).resolve().as_uri())' "$1"
 }
 
-# browser_flags: the options every flag-driven run shares, after a fresh
-# profile folder in $browser_profile.
+# browser_run ARGS...: Chromium with the options every flag-driven run
+# shares and ARGS, under timeout, with a fresh
+# profile folder (removed after).
 browser_run() {
 	browser_profile=$(mktemp -d)
 	set -- --headless --disable-gpu --no-first-run --no-default-browser-check \
