@@ -196,7 +196,7 @@ static int resolve_kind(const struct config *cfg, const struct report *r, size_t
 			enum report_kind *out, struct buf *err)
 {
 	const struct report_test *t = &r->tests[i];
-	const struct report_metric *hl = &t->metrics[t->headline_index];
+	const struct report_metric *hl;
 	double change;
 	int polarity;
 
@@ -205,6 +205,13 @@ static int resolve_kind(const struct config *cfg, const struct report *r, size_t
 		*out = r->kind;
 	if (*out != REPORT_KIND_UNSET)
 		return 0;
+	/* an "error" test result has no rows: fix tests are taken for
+	 * regression reports only */
+	if (!report_has_numbers(r)) {
+		*out = REPORT_KIND_REGRESSION;
+		return 0;
+	}
+	hl = &t->metrics[t->headline_index];
 	polarity = config_polarity(cfg, hl->name);
 	/* both ways to fix it, and why a table metric is unknown */
 	if (!polarity)
@@ -558,7 +565,7 @@ int render_report(struct render_env *env, const struct render_request *req,
 		out->message_id = render_mint_id(cfg, stamp.data, id.data, from.email);
 	}
 
-	if (!r->error)
+	if (report_has_numbers(r))
 		compare_format_percent(&percent, compare_metric_change(&r->tests[0].metrics[r->tests[0].headline_index]));
 	if (q) {
 		out->verdict = result_verdict(cfg, r, NULL);

@@ -47,6 +47,8 @@ struct ctx {
 	const char *name;	/* for messages */
 	struct buf path;	/* JSON path of the value being checked */
 	struct buf *err;
+	const struct report *r;	/* the report being built: its top level is
+				   read before its tests (extra, error) */
 };
 
 enum {
@@ -54,6 +56,7 @@ enum {
 	MAY_BE_EMPTY = 2,	/* "" is fine */
 	TAB_OK = 4,		/* TAB is fine (params values) */
 	NO_SPACE = 8,		/* no ' ' */
+	NEWLINE_OK = 16,	/* '\n' is fine (a test result's error) */
 };
 
 static int fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -134,17 +137,19 @@ static size_t utf8_len(const unsigned char *s, size_t n, unsigned *cp)
 	return len;
 }
 
-/* The checks every string gets; the flags add or relax some. */
-static int check_string(struct ctx *c, const struct value *v, unsigned flags)
+/* The checks every string gets; the flags add or relax some.  max and
+ * maxname: the length limit. */
+static int check_text(struct ctx *c, const struct value *v, unsigned flags, size_t max,
+		      const char *maxname)
 {
 	const unsigned char *s;
 	size_t i, n;
 
 	if (v->kind != VALUE_STRING)
 		return fail(c, "must be a string");
-	if (v->len > REPORT_MAX_STRING)
-		return fail(c, "is %zu bytes long; the limit is REPORT_MAX_STRING (%d bytes)",
-			    v->len, REPORT_MAX_STRING);
+	if (v->len > max)
+		return fail(c, "is %zu bytes long; the limit is %s (%zu bytes)",
+			    v->len, maxname, max);
 	s = (const unsigned char *)v->str;
 	for (i = 0; i < v->len; i += n) {
 		unsigned cp;
@@ -152,8 +157,14 @@ static int check_string(struct ctx *c, const struct value *v, unsigned flags)
 		n = utf8_len(s + i, v->len - i, &cp);
 		if (!n)
 			return fail(c, "is not valid UTF-8 (at byte %zu)", i + 1);
-		if (cp == '\t' && (flags & TAB_OK))
+		if ((cp == '\t' && (flags & TAB_OK)) || (cp == '\n' && (flags & NEWLINE_OK)))
 			continue;
+		if (flags & NEWLINE_OK) {
+			if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+				return fail(c, "contains the control character U+%04X at byte %zu; "
+					    "only newlines and TAB are allowed", cp, i + 1);
+			continue;
+		}
 		if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
 			return fail(c, "contains the control character U+%04X at byte %zu; "
 				    "strings must fit on one line%s", cp, i + 1,
@@ -164,6 +175,11 @@ static int check_string(struct ctx *c, const struct value *v, unsigned flags)
 	if ((flags & NO_SPACE) && memchr(v->str, ' ', v->len))
 		return fail(c, "must not contain spaces");
 	return 0;
+}
+
+static int check_string(struct ctx *c, const struct value *v, unsigned flags)
+{
+	return check_text(c, v, flags, REPORT_MAX_STRING, "REPORT_MAX_STRING");
 }
 
 /* Looks key up in obj.  0: *out is the member and the path points at it
@@ -402,18 +418,21 @@ static int side_stats(struct ctx *c, struct report_side *s)
 }
 
 static const char *const side_keys[] = { "values", "mean", "stddev_percent", NULL };
+static const char *const extra_side_keys[] = {
+	"values", "mean", "stddev_percent", "change", NULL
+};
 
-static int parse_side(struct ctx *c, const struct value *obj, const char *key,
-		      struct report_side *s)
+/* A side whose path is entered; keys: side_keys or extra_side_keys (whose
+ * "change" the caller reads).  The path is left as it was. */
+static int parse_side_value(struct ctx *c, const struct value *side, const char *const *keys,
+			    struct report_side *s)
 {
-	const struct value *side, *values, *mean, *sd;
-	size_t mark = c->path.len, inner;
+	const struct value *values, *mean, *sd;
+	size_t inner = c->path.len;
 
-	if (enter(c, obj, key, 0, &side) < 0)
-		return -1;
 	if (side->kind != VALUE_OBJECT)
 		return fail(c, "must be an object: {\"values\": [...]} or {\"mean\": M}");
-	if (check_keys(c, side, side_keys) < 0)
+	if (check_keys(c, side, keys) < 0)
 		return -1;
 	values = value_object_get(side, "values");
 	mean = value_object_get(side, "mean");
@@ -424,7 +443,6 @@ static int parse_side(struct ctx *c, const struct value *obj, const char *key,
 	if (!values && !mean)
 		return fail(c, "%s; give {\"values\": [...]} or {\"mean\": M}",
 			    sd ? "has stddev_percent but no mean" : "has neither values nor mean");
-	inner = c->path.len;
 	if (values) {
 		json_path_key(&c->path, "values");
 		if (get_numbers(c, values, 1, &s->values, &s->nr_values) < 0 ||
@@ -445,6 +463,79 @@ static int parse_side(struct ctx *c, const struct value *obj, const char *key,
 			s->has_stddev = 1;
 			leave(c, inner);
 		}
+	}
+	return 0;
+}
+
+static int parse_side(struct ctx *c, const struct value *obj, const char *key,
+		      struct report_side *s)
+{
+	const struct value *side;
+	size_t mark = c->path.len;
+
+	if (enter(c, obj, key, 0, &side) < 0 ||
+	    parse_side_value(c, side, side_keys, s) < 0)
+		return -1;
+	leave(c, mark);
+	return 0;
+}
+
+/* A row's "extra" (optional key `key` of obj): an array of exactly
+ * r->nr_extra entries in a test result, absent otherwise.  *out is set to
+ * the array, NULL when absent (nr_extra == 0); the path is left as it was. */
+static int enter_extra(struct ctx *c, const struct value *obj, const struct value **out)
+{
+	size_t n = c->r->nr_extra, mark = c->path.len;
+	int r = enter(c, obj, "extra", OPTIONAL, out);
+
+	if (r < 0)
+		return -1;
+	if (r > 0) {
+		if (!n)
+			return 0;
+		json_path_key(&c->path, "extra");
+		return fail(c, "required key is missing; in a test result every row has one "
+			    "side per commit of the top level's extra (%zu)", n);
+	}
+	if (!n)
+		return fail(c, "only a test result's rows have extra sides (the top level has "
+			    "no \"request\" and \"extra\")");
+	if (check_array(c, *out, 1, REPORT_MAX_EXTRA, "REPORT_MAX_EXTRA") < 0)
+		return -1;
+	if ((*out)->nr != n)
+		return fail(c, "has %zu entries; the top level's extra has %zu commits, one "
+			    "side each", (*out)->nr, n);
+	leave(c, mark);
+	return 0;
+}
+
+static int parse_metric_extra(struct ctx *c, const struct value *row, struct report_metric *m)
+{
+	const struct value *v;
+	size_t i, mark = c->path.len, list;
+
+	if (enter_extra(c, row, &v) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	json_path_key(&c->path, "extra");
+	list = c->path.len;
+	m->extra = xcalloc(v->nr, sizeof(*m->extra));
+	for (i = 0; i < v->nr; i++) {
+		struct report_extra_side *e = &m->extra[i];
+		const struct value *change;
+
+		json_path_index(&c->path, i);
+		if (parse_side_value(c, v->items[i], extra_side_keys, &e->side) < 0)
+			return -1;
+		change = value_object_get(v->items[i], "change");
+		if (change) {
+			json_path_key(&c->path, "change");
+			if (check_number(c, change, &e->change) < 0)
+				return -1;
+			e->has_change = 1;
+		}
+		leave(c, list);
 	}
 	leave(c, mark);
 	return 0;
@@ -503,7 +594,7 @@ static const struct name_ix *find_name(const struct name_ix *idx, size_t n, cons
 	return NULL;
 }
 
-static const char *const metric_keys[] = { "name", "base", "head", "change", NULL };
+static const char *const metric_keys[] = { "name", "base", "head", "change", "extra", NULL };
 
 static int parse_metric(struct ctx *c, const struct value *v, struct report_metric *m)
 {
@@ -524,19 +615,18 @@ static int parse_metric(struct ctx *c, const struct value *v, struct report_metr
 		m->has_change = 1;
 		leave(c, mark);
 	}
-	return 0;
+	return parse_metric_extra(c, v, m);
 }
 
-/* One side of a failure row: {"fails": N, "runs": M} or {"values": [...]}. */
-static int parse_fail_side(struct ctx *c, const struct value *obj, const char *key,
-			   long *fails, long *runs)
+/* One side of a failure row, its path entered: {"fails": N, "runs": M} or
+ * {"values": [...]}.  The path is left as it was. */
+static int parse_fail_side_value(struct ctx *c, const struct value *side, long *fails,
+				 long *runs)
 {
 	static const char *const keys[] = { "fails", "runs", "values", NULL };
-	const struct value *side, *values, *f, *r;
-	size_t i, mark = c->path.len, inner;
+	const struct value *values, *f, *r;
+	size_t i, inner;
 
-	if (enter(c, obj, key, 0, &side) < 0)
-		return -1;
 	if (side->kind != VALUE_OBJECT)
 		return fail(c, "must be an object: {\"fails\": N, \"runs\": M} or {\"values\": [...]}");
 	if (check_keys(c, side, keys) < 0)
@@ -588,18 +678,53 @@ static int parse_fail_side(struct ctx *c, const struct value *obj, const char *k
 			return fail(c, "is %ld, more than runs (%ld)", *fails, *runs);
 		leave(c, inner);
 	}
+	return 0;
+}
+
+static int parse_fail_side(struct ctx *c, const struct value *obj, const char *key,
+			   long *fails, long *runs)
+{
+	const struct value *side;
+	size_t mark = c->path.len;
+
+	if (enter(c, obj, key, 0, &side) < 0 ||
+	    parse_fail_side_value(c, side, fails, runs) < 0)
+		return -1;
 	leave(c, mark);
 	return 0;
 }
 
-static const char *const failure_keys[] = { "name", "base", "head", NULL };
+static int parse_failure_extra(struct ctx *c, const struct value *row, struct report_failure *f)
+{
+	const struct value *v;
+	size_t i, mark = c->path.len, list;
+
+	if (enter_extra(c, row, &v) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	json_path_key(&c->path, "extra");
+	list = c->path.len;
+	f->extra = xcalloc(v->nr, sizeof(*f->extra));
+	for (i = 0; i < v->nr; i++) {
+		json_path_index(&c->path, i);
+		if (parse_fail_side_value(c, v->items[i], &f->extra[i].fails, &f->extra[i].runs) < 0)
+			return -1;
+		leave(c, list);
+	}
+	leave(c, mark);
+	return 0;
+}
+
+static const char *const failure_keys[] = { "name", "base", "head", "extra", NULL };
 
 static int parse_failure(struct ctx *c, const struct value *v, struct report_failure *f)
 {
 	return check_object(c, v, failure_keys) < 0 ||
 	       get_string(c, v, "name", 0, &f->name) < 0 ||
 	       parse_fail_side(c, v, "base", &f->base_fails, &f->base_runs) < 0 ||
-	       parse_fail_side(c, v, "head", &f->head_fails, &f->head_runs) < 0 ? -1 : 0;
+	       parse_fail_side(c, v, "head", &f->head_fails, &f->head_runs) < 0 ||
+	       parse_failure_extra(c, v, f) < 0 ? -1 : 0;
 }
 
 /* Refuses a name given twice among the rows of the array at c->path. */
@@ -732,10 +857,36 @@ static int parse_params(struct ctx *c, const struct value *test, struct report_t
 	return 0;
 }
 
+/* A test result's runs of its extra commits in one sample entry s (its
+ * path entered): keyed by each extra commit as given, each optional.
+ * *total counts the values. */
+static int parse_sample_extra(struct ctx *c, const struct value *s, struct report_samples *out,
+			      size_t *total)
+{
+	const struct report *r = c->r;
+	size_t i, entry = c->path.len;
+
+	if (!r->nr_extra)
+		return 0;
+	out->extra = xcalloc(r->nr_extra, sizeof(*out->extra));
+	for (i = 0; i < r->nr_extra; i++) {
+		const struct value *runs = value_object_get(s, r->extra[i].commit);
+
+		if (!runs)
+			continue;
+		json_path_key(&c->path, r->extra[i].commit);
+		if (get_numbers(c, runs, 0, &out->extra[i].values, &out->extra[i].nr) < 0)
+			return -1;
+		leave(c, entry);
+		*total += out->extra[i].nr;
+	}
+	return 0;
+}
+
 static int parse_samples(struct ctx *c, const struct value *test, struct report_test *t,
 			 const struct name_ix *idx)
 {
-	static const char *const keys[] = { "good", "bad", NULL };
+	const char *keys[REPORT_MAX_EXTRA + 3] = { "good", "bad" };
 	const struct value *v;
 	size_t i, mark = c->path.len;
 	int r = enter(c, test, "samples", OPTIONAL, &v);
@@ -744,11 +895,14 @@ static int parse_samples(struct ctx *c, const struct value *test, struct report_
 		return r > 0 ? 0 : -1;
 	if (check_object(c, v, NULL) < 0)
 		return -1;
+	/* an entry's keys: good, bad and the extra commits as given */
+	for (i = 0; i < c->r->nr_extra; i++)
+		keys[2 + i] = c->r->extra[i].commit;
 	t->samples = xcalloc(v->nr, sizeof(*t->samples));
 	for (i = 0; i < v->nr; i++) {
 		const struct value *s = v->items[i], *good, *bad;
 		struct report_samples *out = &t->samples[t->nr_samples];
-		size_t inner = c->path.len, entry;
+		size_t inner = c->path.len, entry, total;
 
 		if (is_extension(v->keys[i]))
 			continue;
@@ -769,12 +923,16 @@ static int parse_samples(struct ctx *c, const struct value *test, struct report_
 		    get_numbers(c, bad, 0, &out->bad, &out->nr_bad) < 0)
 			return -1;
 		leave(c, entry);
-		if (!out->nr_good && !out->nr_bad)
-			return fail(c, "has no values; give at least one in good or bad");
-		if (out->nr_good + out->nr_bad > REPORT_MAX_VALUES)
-			return fail(c, "good and bad hold %zu values together; the limit is "
-				    "REPORT_MAX_VALUES (%d)", out->nr_good + out->nr_bad,
-				    REPORT_MAX_VALUES);
+		total = out->nr_good + out->nr_bad;
+		if (parse_sample_extra(c, s, out, &total) < 0)
+			return -1;
+		if (!total)
+			return fail(c, "has no values; give at least one in good or bad%s",
+				    c->r->nr_extra ? " or an extra commit's runs" : "");
+		if (total > REPORT_MAX_VALUES)
+			return fail(c, "%s hold %zu values together; the limit is "
+				    "REPORT_MAX_VALUES (%d)", c->r->nr_extra ? "its runs" : "good and bad",
+				    total, REPORT_MAX_VALUES);
 		leave(c, inner);
 	}
 	leave(c, mark);
@@ -786,6 +944,22 @@ static const char *const test_keys[] = {
 	"params", "base", "kind", "test_description", "test_url", "failures", "metrics",
 	"samples", NULL
 };
+
+/* An "error" result's test: what the reply names, and no numbers. */
+static int check_no_numbers(struct ctx *c, const struct value *test)
+{
+	static const char *const keys[] = { "failures", "metrics", "samples", NULL };
+	size_t i;
+
+	for (i = 0; keys[i]; i++) {
+		if (!value_object_get(test, keys[i]))
+			continue;
+		json_path_key(&c->path, keys[i]);
+		return fail(c, "a test result with \"error\" carries no numbers; leave out "
+			    "failures, metrics and samples");
+	}
+	return 0;
+}
 
 static int parse_test(struct ctx *c, const struct value *v, struct report_test *t)
 {
@@ -805,8 +979,13 @@ static int parse_test(struct ctx *c, const struct value *v, struct report_test *
 	    get_rev(c, v, "base", OPTIONAL, &t->base) < 0 ||
 	    get_kind(c, v, &t->kind) < 0 ||
 	    get_string(c, v, "test_description", OPTIONAL, &t->description) < 0 ||
-	    get_string(c, v, "test_url", OPTIONAL | NO_SPACE, &t->url) < 0 ||
-	    parse_failures(c, v, t) < 0 ||
+	    get_string(c, v, "test_url", OPTIONAL | NO_SPACE, &t->url) < 0)
+		goto out;
+	if (c->r->error) {
+		r = check_no_numbers(c, v);
+		goto out;
+	}
+	if (parse_failures(c, v, t) < 0 ||
 	    parse_metrics(c, v, t, &idx) < 0)
 		goto out;
 	head = find_name(idx, t->nr_metrics, t->headline);
@@ -924,8 +1103,91 @@ static void default_branch(struct report *r)
 		r->branch = xstrdup(strchr(r->tree, '/') + 1);
 }
 
+static int parse_request(struct ctx *c, const struct value *root, struct report *r)
+{
+	const struct value *v;
+	size_t mark = c->path.len;
+	int res = enter(c, root, "request", OPTIONAL, &v);
+
+	if (res)
+		return res > 0 ? 0 : -1;
+	if (check_count(c, v, &r->request) < 0)
+		return -1;
+	if (r->request < 1)
+		return fail(c, "must be at least 1 (the number of the request answered)");
+	leave(c, mark);
+	return 0;
+}
+
+static int parse_extra(struct ctx *c, const struct value *root, struct report *r)
+{
+	static const char *const keys[] = { "commit", "label", NULL };
+	const struct value *v;
+	size_t i, j, mark = c->path.len, list;
+	int res = enter(c, root, "extra", OPTIONAL, &v);
+
+	if (res < 0)
+		return -1;
+	if (res > 0) {
+		if (!r->request)
+			return 0;
+		json_path_key(&c->path, "extra");
+		return fail(c, "required key is missing; a test result (with \"request\") lists "
+			    "the commits compared after commit, the last one the commit tested");
+	}
+	if (!r->request)
+		return fail(c, "is only for a test result; give \"request\" too");
+	if (check_array(c, v, 1, REPORT_MAX_EXTRA, "REPORT_MAX_EXTRA") < 0)
+		return -1;
+	list = c->path.len;
+	r->extra = xcalloc(v->nr, sizeof(*r->extra));
+	r->nr_extra = v->nr;
+	for (i = 0; i < v->nr; i++) {
+		struct report_extra *e = &r->extra[i];
+		size_t inner;
+
+		json_path_index(&c->path, i);
+		inner = c->path.len;
+		if (check_object(c, v->items[i], keys) < 0 ||
+		    get_rev(c, v->items[i], "commit", 0, &e->commit) < 0 ||
+		    get_string(c, v->items[i], "label", OPTIONAL, &e->label) < 0)
+			return -1;
+		/* the commits key the extra runs in samples, next to good and bad */
+		json_path_key(&c->path, "commit");
+		if (!strcmp(e->commit, "good") || !strcmp(e->commit, "bad"))
+			return fail(c, "\"%s\" cannot be an extra commit: it is a key of samples",
+				    e->commit);
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->extra[j].commit, e->commit))
+				return fail(c, "repeats extra[%zu].commit; each extra commit is "
+					    "compared once", j);
+		leave(c, inner);
+		leave(c, list);
+	}
+	leave(c, mark);
+	return 0;
+}
+
+static int parse_error(struct ctx *c, const struct value *root, struct report *r)
+{
+	const struct value *v;
+	size_t mark = c->path.len;
+	int res = enter(c, root, "error", OPTIONAL, &v);
+
+	if (res)
+		return res > 0 ? 0 : -1;
+	if (!r->request)
+		return fail(c, "is only for a test result; give \"request\" and \"extra\" too");
+	if (check_text(c, v, NEWLINE_OK | TAB_OK, REPORT_MAX_ERROR, "REPORT_MAX_ERROR") < 0)
+		return -1;
+	r->error = xmemdup(v->str, v->len);
+	leave(c, mark);
+	return 0;
+}
+
 static const char *const top_keys[] = {
-	"perfbot", "tree", "repo_url", "branch", "commit", "base", "kind", "still", "tests", NULL
+	"perfbot", "tree", "repo_url", "branch", "commit", "base", "kind", "still",
+	"request", "extra", "error", "tests", NULL
 };
 
 static int parse_report(struct ctx *c, const struct value *v, struct report *r)
@@ -944,14 +1206,17 @@ static int parse_report(struct ctx *c, const struct value *v, struct report *r)
 	       get_rev(c, v, "base", 0, &r->base) < 0 ||
 	       get_kind(c, v, &r->kind) < 0 ||
 	       parse_still(c, v, r) < 0 ||
+	       parse_request(c, v, r) < 0 ||
+	       parse_extra(c, v, r) < 0 ||
+	       parse_error(c, v, r) < 0 ||
 	       parse_tests(c, v, r) < 0 ? -1 : 0;
 }
 
 int report_from_value(const struct value *v, const char *name,
 		      struct report **out, struct buf *err)
 {
-	struct ctx c = { name, BUF_INIT, err };
 	struct report *r = xcalloc(1, sizeof(*r));
+	struct ctx c = { name, BUF_INIT, err, r };
 	int res;
 
 	*out = NULL;
@@ -979,9 +1244,9 @@ int report_load_file(const char *path, struct report **out, struct buf *err)
 	return r;
 }
 
-static void test_release(struct report_test *t)
+static void test_release(struct report_test *t, size_t nr_extra)
 {
-	size_t i;
+	size_t i, j;
 
 	free(t->testcase);
 	free(t->headline);
@@ -998,19 +1263,29 @@ static void test_release(struct report_test *t)
 	free(t->base);
 	free(t->description);
 	free(t->url);
-	for (i = 0; i < t->nr_failures; i++)
+	for (i = 0; i < t->nr_failures; i++) {
 		free(t->failures[i].name);
+		free(t->failures[i].extra);
+	}
 	free(t->failures);
 	for (i = 0; i < t->nr_metrics; i++) {
 		free(t->metrics[i].name);
 		free(t->metrics[i].base.values);
 		free(t->metrics[i].head.values);
+		if (t->metrics[i].extra)
+			for (j = 0; j < nr_extra; j++)
+				free(t->metrics[i].extra[j].side.values);
+		free(t->metrics[i].extra);
 	}
 	free(t->metrics);
 	for (i = 0; i < t->nr_samples; i++) {
 		free(t->samples[i].metric);
 		free(t->samples[i].good);
 		free(t->samples[i].bad);
+		if (t->samples[i].extra)
+			for (j = 0; j < nr_extra; j++)
+				free(t->samples[i].extra[j].values);
+		free(t->samples[i].extra);
 	}
 	free(t->samples);
 }
@@ -1034,9 +1309,20 @@ void report_free(struct report *r)
 	}
 	free(r->still);
 	for (i = 0; i < r->nr_tests; i++)
-		test_release(&r->tests[i]);
+		test_release(&r->tests[i], r->nr_extra);
 	free(r->tests);
+	for (i = 0; i < r->nr_extra; i++) {
+		free(r->extra[i].commit);
+		free(r->extra[i].label);
+	}
+	free(r->extra);
+	free(r->error);
 	free(r);
+}
+
+int report_has_numbers(const struct report *r)
+{
+	return !r->error;
 }
 
 void report_tree_name(const struct report *r, struct buf *out)
@@ -1065,6 +1351,11 @@ int report_merge(struct report *into, struct report *more, struct buf *err)
 {
 	size_t i;
 
+	/* a test result answers its own request in its own thread */
+	if (into->request || more->request)
+		return err_set(err, "%s and %s: a test result (\"request\" %ld) is not "
+			       "coalesced with another comparison", into->name, more->name,
+			       into->request ? into->request : more->request);
 	if (into->nr_tests + more->nr_tests > REPORT_MAX_TESTS)
 		return err_set(err, "%s and %s: together more than REPORT_MAX_TESTS (%d) tests",
 			       into->name, more->name, REPORT_MAX_TESTS);

@@ -13,8 +13,21 @@
  *   - each metric side has a mean, and has_stddev tells whether a
  *     standard deviation (as a percentage of the mean) is known;
  *   - each test's headline names one of its metrics (headline_index);
- *   - commit, base and still[].commit are well-formed ids or tag names
- *     (whether they exist is the repository's business, see repo.h).
+ *   - commit, base, still[].commit and extra[].commit are well-formed ids
+ *     or tag names (whether they exist is the repository's business, see
+ *     repo.h);
+ *   - a test result (request > 0) has 1 to REPORT_MAX_EXTRA extra commits,
+ *     distinct, none of them "good" or "bad" (the samples' own keys), and a
+ *     comparison that is no test result has none;
+ *   - every metric and failure row of a report with extras has exactly
+ *     nr_extra extra sides (else their extra is NULL);
+ *   - error != NULL (a test result whose kernel did not build or boot):
+ *     then every test has nr_metrics == nr_failures == nr_samples == 0,
+ *     metrics/failures/samples are NULL and headline_index means nothing;
+ *     its testcase, headline (free text then, naming no row), tbox_group,
+ *     machine, kconfig, compiler, rootfs and params are as checked as ever.
+ *     Code that reads metrics[headline_index], a row or a change must
+ *     test r->error first (report_has_numbers()).
  *
  * Ownership: report_free() frees everything, including all strings.
  */
@@ -33,6 +46,8 @@
 					   samples of one metric together */
 #define REPORT_MAX_PARAMS 256
 #define REPORT_MAX_STILL 32
+#define REPORT_MAX_EXTRA 8		/* extra commits of a test result */
+#define REPORT_MAX_ERROR 4096		/* bytes of a test result's "error" */
 
 enum report_kind {
 	REPORT_KIND_UNSET = 0,		/* not given: derived from polarity later */
@@ -50,17 +65,33 @@ struct report_side {
 	size_t nr_values;
 };
 
+/* A test result's extra column in one metric row: its side and its own
+ * "change" against base, when given (as a row's change is the head's). */
+struct report_extra_side {
+	struct report_side side;
+	int has_change;
+	double change;
+};
+
 struct report_metric {
 	char *name;		/* unique within the test */
 	struct report_side base, head;
 	int has_change;		/* "change" was given in the JSON */
 	double change;		/* the given change (percent or points) */
+	struct report_extra_side *extra;	/* r->nr_extra of them, in the
+						   order of r->extra; NULL when
+						   nr_extra == 0 */
+};
+
+struct report_fail_count {
+	long fails, runs;	/* 0 <= fails <= runs, runs >= 1 */
 };
 
 struct report_failure {
 	char *name;		/* unique within the test */
 	long base_fails, base_runs;	/* 0 <= fails <= runs, runs >= 1 */
 	long head_fails, head_runs;
+	struct report_fail_count *extra;	/* as report_metric's extra */
 };
 
 struct report_param {
@@ -74,6 +105,12 @@ struct report_samples {
 	size_t nr_good;
 	double *bad;		/* head runs */
 	size_t nr_bad;
+	struct report_sample_runs {
+		double *values;	/* NULL (nr 0) when not given */
+		size_t nr;
+	} *extra;		/* the runs of r->extra[i], keyed by its commit
+				   as given; r->nr_extra entries, NULL when
+				   nr_extra == 0 */
 };
 
 struct report_test {
@@ -106,6 +143,13 @@ struct report_still {
 	char *commit;
 };
 
+/* A test result's commit compared after "commit" (the last one is the
+ * commit that was tested). */
+struct report_extra {
+	char *commit;		/* as given, as commit is */
+	char *label;		/* NULL when absent */
+};
+
 struct report {
 	char *name;		/* the file name it was read from, for messages */
 	char *tree;		/* "NAME/BRANCH" */
@@ -118,6 +162,15 @@ struct report {
 	size_t nr_still;
 	struct report_test *tests;	/* at least one */
 	size_t nr_tests;
+	/* A test result (perfbot-json(5), "Test results"); all 0/NULL for a
+	 * report: */
+	long request;		/* the request it answers (>= 1), or 0 */
+	struct report_extra *extra;	/* nr_extra >= 1 exactly when request > 0 */
+	size_t nr_extra;
+	char *error;		/* NULL, or why the tested kernel has no numbers:
+				   valid UTF-8, not empty, at most
+				   REPORT_MAX_ERROR bytes, newlines and TAB
+				   allowed, no other control character */
 };
 
 /*
@@ -144,6 +197,10 @@ void report_free(struct report *r);
  * `more` not freed) when the result would pass REPORT_MAX_TESTS.
  */
 int report_merge(struct report *into, struct report *more, struct buf *err);
+
+/* Whether r's tests have rows (metrics, headline_index): every report, and
+ * every test result but an "error" one. */
+int report_has_numbers(const struct report *r);
 
 /* The tree's name (before '/'), copied into out. */
 void report_tree_name(const struct report *r, struct buf *out);

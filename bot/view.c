@@ -105,13 +105,14 @@ static int plots_view(const struct report_test *t, struct value **out, struct bu
 static int test_view(const struct view_facts *f, size_t i, struct value **out, struct buf *err)
 {
 	const struct report_test *t = &f->report->tests[i];
-	const struct report_metric *hl = &t->metrics[t->headline_index];
 	const struct commit_info *base = &f->bases[i];
 	struct compare_commit bc = { base->id, base->subject, base->tag };
 	struct compare_commit hc = { f->head->id, f->head->subject, f->head->tag };
 	struct value *v = value_new_object(), *plots;
 	struct buf s = BUF_INIT;
-	double change = compare_metric_change(hl);
+	/* an "error" test result has no rows: its percents are "" */
+	int numbers = report_has_numbers(f->report);
+	double change = numbers ? compare_metric_change(&t->metrics[t->headline_index]) : 0;
 
 	value_object_add_bool(v, "first", i == 0);
 	value_object_add_string(v, "testcase", t->testcase);
@@ -125,9 +126,11 @@ static int test_view(const struct view_facts *f, size_t i, struct value **out, s
 	value_object_add(v, "description", t->description ? value_new_string(t->description) : value_new_bool(0));
 	value_object_add(v, "url", t->url ? value_new_string(t->url) : value_new_bool(0));
 	value_object_add_string(v, "kind", report_kind_name(f->kinds[i]));
-	compare_format_percent(&s, change);
+	if (numbers)
+		compare_format_percent(&s, change);
 	value_object_add(v, "percent", string_of(&s));
-	buf_addf(&s, "%.1f", change);
+	if (numbers)
+		buf_addf(&s, "%.1f", change);
 	value_object_add(v, "signed_percent", string_of(&s));
 	value_object_add(v, "base", commit_view(base));
 	{
@@ -224,7 +227,8 @@ static void addition_view(const struct view_facts *f, struct value *v)
 	e = xcalloc(r->nr_tests - 1, sizeof(*e));
 	for (i = 1; i < r->nr_tests; i++) {
 		e[i - 1].test = &r->tests[i];
-		e[i - 1].change = compare_metric_change(&r->tests[i].metrics[r->tests[i].headline_index]);
+		e[i - 1].change = report_has_numbers(r) ?
+			compare_metric_change(&r->tests[i].metrics[r->tests[i].headline_index]) : 0;
 		e[i - 1].kind = report_kind_name(f->kinds[i]);
 	}
 	compare_format_box(&box, e, r->nr_tests - 1);

@@ -6,7 +6,9 @@
  *   - a failure leaves *out NULL and one line "fuzz..." in err;
  *   - a success gives a report whose invariants hold (strings without
  *     control characters, headline_index names the headline, finite
- *     means, 0 <= fails <= runs, samples naming rows, limits kept).
+ *     means, 0 <= fails <= runs, samples naming rows, limits kept);
+ *     a test result's extra sides, failure counts and sample runs aligned
+ *     with its extra commits, and an "error" one without rows.
  */
 #include <math.h>
 #include <stdint.h>
@@ -53,7 +55,12 @@ static void check_side(const struct report_side *s)
 	}
 }
 
-static void check_test(const struct report_test *t)
+static void check_fails(long fails, long runs)
+{
+	check(fails >= 0 && fails <= runs && runs >= 1);
+}
+
+static void check_test(const struct report *r, const struct report_test *t)
 {
 	size_t i, j;
 
@@ -75,6 +82,14 @@ static void check_test(const struct report_test *t)
 		check_string(t->params[i].key, 0, 0);
 		check_string(t->params[i].value, 1, 1);
 	}
+	if (r->error) {
+		check(!report_has_numbers(r));
+		check(!t->nr_metrics && !t->metrics);
+		check(!t->nr_failures && !t->failures);
+		check(!t->nr_samples && !t->samples);
+		return;
+	}
+	check(report_has_numbers(r));
 	check(t->nr_metrics >= 1 && t->nr_metrics <= REPORT_MAX_METRICS);
 	check(t->headline_index < t->nr_metrics);
 	check(!strcmp(t->metrics[t->headline_index].name, t->headline));
@@ -83,26 +98,46 @@ static void check_test(const struct report_test *t)
 		check_side(&t->metrics[i].base);
 		check_side(&t->metrics[i].head);
 		check(!t->metrics[i].has_change || isfinite(t->metrics[i].change));
+		check(!r->nr_extra == !t->metrics[i].extra);
+		for (j = 0; j < r->nr_extra; j++) {
+			check_side(&t->metrics[i].extra[j].side);
+			check(!t->metrics[i].extra[j].has_change ||
+			      isfinite(t->metrics[i].extra[j].change));
+		}
 	}
 	for (i = 0; i < t->nr_failures; i++) {
 		const struct report_failure *f = &t->failures[i];
 
 		check_string(f->name, 0, 0);
-		check(f->base_fails >= 0 && f->base_fails <= f->base_runs && f->base_runs >= 1);
-		check(f->head_fails >= 0 && f->head_fails <= f->head_runs && f->head_runs >= 1);
+		check_fails(f->base_fails, f->base_runs);
+		check_fails(f->head_fails, f->head_runs);
+		check(!r->nr_extra == !f->extra);
+		for (j = 0; j < r->nr_extra; j++)
+			check_fails(f->extra[j].fails, f->extra[j].runs);
 	}
 	for (i = 0; i < t->nr_samples; i++) {
 		const struct report_samples *s = &t->samples[i];
+		size_t total;
 
 		for (j = 0; j < t->nr_metrics; j++)
 			if (!strcmp(t->metrics[j].name, s->metric))
 				break;
 		check(j < t->nr_metrics);
-		check(s->nr_good + s->nr_bad >= 1 && s->nr_good + s->nr_bad <= REPORT_MAX_VALUES);
+		total = s->nr_good + s->nr_bad;
 		for (j = 0; j < s->nr_good; j++)
 			check(isfinite(s->good[j]));
 		for (j = 0; j < s->nr_bad; j++)
 			check(isfinite(s->bad[j]));
+		check(!r->nr_extra == !s->extra);
+		for (j = 0; j < r->nr_extra; j++) {
+			size_t k;
+
+			check(!s->extra[j].values == !s->extra[j].nr || (s->extra[j].values && !s->extra[j].nr));
+			for (k = 0; k < s->extra[j].nr; k++)
+				check(isfinite(s->extra[j].values[k]));
+			total += s->extra[j].nr;
+		}
+		check(total >= 1 && total <= REPORT_MAX_VALUES);
 	}
 }
 
@@ -123,9 +158,26 @@ static void check_report(const struct report *r)
 		check_string(r->still[i].on, 0, 0);
 		check_string(r->still[i].commit, 0, 0);
 	}
+	check(r->request >= 0);
+	check(!r->request == !r->nr_extra && !r->nr_extra == !r->extra);
+	check(r->nr_extra <= REPORT_MAX_EXTRA);
+	for (i = 0; i < r->nr_extra; i++) {
+		check_string(r->extra[i].commit, 0, 0);
+		if (r->extra[i].label)
+			check_string(r->extra[i].label, 0, 0);
+	}
+	if (r->error) {
+		const char *p;
+
+		check(r->request > 0);
+		check(*r->error && strlen(r->error) <= REPORT_MAX_ERROR);
+		for (p = r->error; *p; p++)
+			check((unsigned char)*p >= 0x20 || *p == '\n' || *p == '\t');
+		check(!strchr(r->error, 0x7f));
+	}
 	check(r->nr_tests >= 1 && r->nr_tests <= REPORT_MAX_TESTS);
 	for (i = 0; i < r->nr_tests; i++) {
-		check_test(&r->tests[i]);
+		check_test(r, &r->tests[i]);
 		check(report_test_base(r, &r->tests[i]) != NULL);
 	}
 	report_tree_name(r, &name);

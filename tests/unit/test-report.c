@@ -866,6 +866,300 @@ static void merge_keeps_bases_and_kinds(void **state)
 	buf_release(&err);
 }
 
+/* A test result: the request it answers, two extra commits (4 columns),
+ * extra sides of both forms with and without their own change, extra
+ * failure counts, and samples keyed by the extra commits. */
+static const char result[] =
+	"{'perfbot': 1, 'tree': 'linus/master', 'commit': '85e511df3cec', 'base': '82e9d0456e06', "
+	"'request': 7, "
+	"'extra': [{'commit': 'v6.12-rc1', 'label': 'tip'}, {'commit': '1c3386188ad9', 'x-e': 1}], "
+	"'tests': [{"
+	"'testcase': 'hackbench', 'headline': 'hackbench.throughput', 'tbox_group': 'g', "
+	"'machine': 'x', 'kconfig': 'k', 'compiler': 'c', 'rootfs': 'r', 'params': {}, "
+	"'failures': [{'name': 'dmesg.WARNING', 'base': {'fails': 0, 'runs': 4}, "
+	"'head': {'fails': 2, 'runs': 4}, "
+	"'extra': [{'fails': 1, 'runs': 3}, {'values': [0, 0, 1, 0, 0]}]}], "
+	"'metrics': [{'name': 'hackbench.throughput', 'base': {'mean': 623219}, "
+	"'head': {'mean': 541887}, 'change': -13.1, "
+	"'extra': [{'mean': 540000, 'stddev_percent': 2.5}, "
+	"{'values': [625000, 625308], 'change': 0.3, 'x-s': 0}]}], "
+	"'samples': {'hackbench.throughput': {'good': [623219], 'bad': [], "
+	"'1c3386188ad9': [625000, 625308]}}}]}";
+
+/* An error result: what the reply names, no numbers. */
+static const char result_error[] =
+	"{'perfbot': 1, 'tree': 'linus/master', 'commit': '85e511df3cec', 'base': '82e9d0456e06', "
+	"'request': 7, 'extra': [{'commit': '1c3386188ad9'}], "
+	"'error': 'kernel/sched/fair.c:42:1: error: expected \\u0027;\\u0027\\n\\tmake: *** Error 1', "
+	"'tests': [{"
+	"'testcase': 'hackbench', 'headline': 'hackbench.throughput', 'tbox_group': 'g', "
+	"'machine': 'x', 'kconfig': 'k', 'compiler': 'c', 'rootfs': 'r', "
+	"'params': {'mode': 'process'}}]}";
+
+static void test_result_loads(void **state)
+{
+	struct buf text = BUF_INIT, err = BUF_INIT;
+	struct report *r;
+	const struct report_test *t;
+
+	(void)state;
+	doc(&text, result);
+	if (load(text.data, text.len, &r, &err) < 0)
+		fail_msg("%s", err.data);
+	assert_int_equal(r->request, 7);
+	assert_int_equal(r->nr_extra, 2);
+	assert_string_equal(r->extra[0].commit, "v6.12-rc1");
+	assert_string_equal(r->extra[0].label, "tip");
+	assert_string_equal(r->extra[1].commit, "1c3386188ad9");
+	assert_null(r->extra[1].label);
+	assert_null(r->error);
+	assert_true(report_has_numbers(r));
+	t = &r->tests[0];
+	assert_int_equal(t->headline_index, 0);
+	assert_non_null(t->metrics[0].extra);
+	assert_true(t->metrics[0].extra[0].side.mean == 540000);
+	assert_true(t->metrics[0].extra[0].side.has_stddev);
+	assert_true(t->metrics[0].extra[0].side.stddev_percent == 2.5);
+	assert_false(t->metrics[0].extra[0].has_change);
+	assert_int_equal(t->metrics[0].extra[1].side.nr_values, 2);
+	assert_true(t->metrics[0].extra[1].side.mean == 625154);
+	assert_true(t->metrics[0].extra[1].has_change);
+	assert_true(t->metrics[0].extra[1].change == 0.3);
+	assert_int_equal(t->failures[0].extra[0].fails, 1);
+	assert_int_equal(t->failures[0].extra[0].runs, 3);
+	assert_int_equal(t->failures[0].extra[1].fails, 1);
+	assert_int_equal(t->failures[0].extra[1].runs, 5);
+	assert_int_equal(t->nr_samples, 1);
+	assert_int_equal(t->samples[0].nr_good, 1);
+	assert_int_equal(t->samples[0].nr_bad, 0);
+	assert_non_null(t->samples[0].extra);
+	assert_null(t->samples[0].extra[0].values);
+	assert_int_equal(t->samples[0].extra[0].nr, 0);
+	assert_int_equal(t->samples[0].extra[1].nr, 2);
+	assert_true(t->samples[0].extra[1].values[1] == 625308);
+	report_free(r);
+
+	/* a report has none of it */
+	buf_reset(&text);
+	doc(&text, min);
+	assert_int_equal(load(text.data, text.len, &r, &err), 0);
+	assert_int_equal(r->request, 0);
+	assert_int_equal(r->nr_extra, 0);
+	assert_null(r->extra);
+	assert_null(r->error);
+	assert_null(r->tests[0].metrics[0].extra);
+	report_free(r);
+
+	buf_reset(&text);
+	doc(&text, result_error);
+	if (load(text.data, text.len, &r, &err) < 0)
+		fail_msg("%s", err.data);
+	assert_string_equal(r->error, "kernel/sched/fair.c:42:1: error: expected ';'\n\tmake: *** Error 1");
+	assert_false(report_has_numbers(r));
+	t = &r->tests[0];
+	assert_string_equal(t->headline, "hackbench.throughput");
+	assert_string_equal(t->params[0].value, "process");
+	assert_int_equal(t->nr_metrics, 0);
+	assert_null(t->metrics);
+	assert_int_equal(t->nr_failures, 0);
+	assert_int_equal(t->nr_samples, 0);
+	report_free(r);
+	buf_release(&text);
+	buf_release(&err);
+}
+
+static const struct bad_case result_cases[] = {
+	/* request and extra together */
+	{ result, "'request': 7, ", "", "in.json: extra: is only for a test result; give \"request\" too" },
+	{ result, "'extra': [{'commit': 'v6.12-rc1', 'label': 'tip'}, {'commit': '1c3386188ad9', 'x-e': 1}], ", "",
+	  "in.json: extra: required key is missing; a test result (with \"request\")" },
+	{ result, "'request': 7", "'request': 0", "in.json: request: must be at least 1" },
+	{ result, "'request': 7", "'request': 1.5", "in.json: request: must be a whole number" },
+	{ result, "'request': 7", "'request': '7'", "in.json: request: must be a number" },
+	{ result, "'extra': [{'commit': 'v6.12-rc1', 'label': 'tip'}, {'commit': '1c3386188ad9', 'x-e': 1}]",
+	  "'extra': []", "in.json: extra: must not be empty" },
+	{ result, "{'commit': 'v6.12-rc1', 'label': 'tip'}", "{'commit': 'v6..12', 'label': 'tip'}",
+	  "extra[0].commit: " },
+	{ result, "{'commit': 'v6.12-rc1', 'label': 'tip'}", "{'label': 'tip'}",
+	  "extra[0].commit: required key is missing" },
+	{ result, "{'commit': 'v6.12-rc1', 'label': 'tip'}", "{'commit': 'v6.12-rc1', 'lable': 'tip'}",
+	  "extra[0].lable: unknown key; expected one of: commit, label" },
+	{ result, "'label': 'tip'", "'label': ''", "extra[0].label: must not be empty" },
+	{ result, "{'commit': 'v6.12-rc1', 'label': 'tip'}", "{'commit': 'good'}",
+	  "extra[0].commit: \"good\" cannot be an extra commit" },
+	{ result, "{'commit': 'v6.12-rc1', 'label': 'tip'}", "{'commit': '1c3386188ad9'}",
+	  "extra[1].commit: repeats extra[0].commit" },
+	/* rows: exactly one extra side per extra commit, of base's shape */
+	{ result, "'extra': [{'fails': 1, 'runs': 3}, {'values': [0, 0, 1, 0, 0]}]", "'x-y': 0",
+	  "tests[0].failures[0].extra: required key is missing; in a test result every row has one side per commit of the top level's extra (2)" },
+	{ result, "'extra': [{'fails': 1, 'runs': 3}, ", "'extra': [",
+	  "tests[0].failures[0].extra: has 1 entries; the top level's extra has 2 commits" },
+	{ result, "{'fails': 1, 'runs': 3}", "{'fails': 4, 'runs': 3}",
+	  "tests[0].failures[0].extra[0].fails: is 4, more than runs (3)" },
+	{ result, "{'values': [0, 0, 1, 0, 0]}", "{'values': [0, 0, 1, 0, 0], 'change': 1}",
+	  "tests[0].failures[0].extra[1].change: unknown key; expected one of: fails, runs, values" },
+	{ result, "'change': 0.3", "'change': 'x'", "tests[0].metrics[0].extra[1].change: must be a number" },
+	{ result, "{'mean': 540000, 'stddev_percent': 2.5}", "{'stddev_percent': 2.5}",
+	  "tests[0].metrics[0].extra[0]: has stddev_percent but no mean" },
+	{ result, "{'mean': 540000, 'stddev_percent': 2.5}", "{'mean': 540000, 'stddev': 2.5}",
+	  "tests[0].metrics[0].extra[0].stddev: unknown key; expected one of: values, mean, stddev_percent, change" },
+	{ result, "{'mean': 540000, 'stddev_percent': 2.5}, ", "",
+	  "tests[0].metrics[0].extra: has 1 entries; the top level's extra has 2 commits" },
+	{ result, "{'mean': 540000, 'stddev_percent': 2.5}", "{'mean': 540000}, {'mean': 1}",
+	  "tests[0].metrics[0].extra: has 3 entries" },
+	{ result, "'extra': [{'mean': 540000, 'stddev_percent': 2.5}, {'values': [625000, 625308], 'change': 0.3, 'x-s': 0}]",
+	  "'extra': {}", "tests[0].metrics[0].extra: must be an array" },
+	{ min, "'head': {'mean': 2}", "'head': {'mean': 2}, 'extra': [{'mean': 3}]",
+	  "tests[0].metrics[0].extra: only a test result's rows have extra sides" },
+	/* samples: good, bad and the extra commits */
+	{ result, "'1c3386188ad9': [625000, 625308]", "'1c3386188ad8': [625000, 625308]",
+	  "tests[0].samples[\"hackbench.throughput\"].1c3386188ad8: unknown key; expected one of: good, bad, v6.12-rc1, 1c3386188ad9" },
+	{ result, "'1c3386188ad9': [625000, 625308]", "'1c3386188ad9': [true]",
+	  "tests[0].samples[\"hackbench.throughput\"].1c3386188ad9[0]: must be a number" },
+	{ result, "{'good': [623219], 'bad': [], '1c3386188ad9': [625000, 625308]}",
+	  "{'good': [], 'bad': [], 'v6.12-rc1': []}",
+	  "tests[0].samples[\"hackbench.throughput\"]: has no values; give at least one in good or bad or an extra commit's runs" },
+	/* error: only in a result, bounded, lines allowed, no numbers */
+	{ min, "'tests'", "'error': 'x', 'tests'", "in.json: error: is only for a test result" },
+	{ result_error, "Error 1'", "Error 1\\r'", "in.json: error: contains the control character U+000D at byte" },
+	{ result_error, "Error 1'", "Error 1\\u0085'", "only newlines and TAB are allowed" },
+	{ result_error, "Error 1'", "Error 1\xff'", "in.json:1:" },
+	{ result_error, "'error': 'kernel/sched/fair.c:42:1: error: expected \\u0027;\\u0027\\n\\tmake: *** Error 1'",
+	  "'error': ''", "in.json: error: must not be empty" },
+	{ result_error, "'error': 'k", "'error': 7, 'x-': 'k", "in.json: error: must be a string" },
+	{ result_error, "'params': {'mode': 'process'}", "'params': {'mode': 'process'}, 'metrics': []",
+	  "tests[0].metrics: a test result with \"error\" carries no numbers" },
+	{ result_error, "'params': {'mode': 'process'}", "'params': {'mode': 'process'}, 'samples': {}",
+	  "tests[0].samples: a test result with \"error\" carries no numbers" },
+	{ result_error, "'params': {'mode': 'process'}", "'params': {'mode': 'process'}, 'failures': []",
+	  "tests[0].failures: a test result with \"error\" carries no numbers" },
+	{ result_error, "'machine': 'x', ", "", "tests[0].machine: required key is missing" },
+	{ result_error, "'params': {'mode': 'process'}", "'parms': {}", "tests[0].parms: unknown key" },
+	{ result_error, "'headline': 'hackbench.throughput', ", "", "tests[0].headline: required key is missing" },
+};
+
+static void test_result_refusals(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(result_cases) / sizeof(result_cases[0]); i++) {
+		const struct bad_case *c = &result_cases[i];
+		struct buf text = BUF_INIT, what = BUF_INIT;
+
+		edit(&text, c->base, c->from, c->to);
+		buf_addf(&what, "result case %zu (%s)", i, c->want);
+		expect_error(what.data, text.data, text.len, c->want);
+		buf_release(&text);
+		buf_release(&what);
+	}
+}
+
+/* The limits of a test result: REPORT_MAX_EXTRA commits, REPORT_MAX_ERROR
+ * bytes of error, and REPORT_MAX_VALUES runs of a sample entry with its
+ * extra commits' runs counted. */
+static void test_result_limits(void **state)
+{
+	struct buf text = BUF_INIT, body = BUF_INIT, err = BUF_INIT;
+	struct report *r;
+	size_t i, n;
+
+	(void)state;
+	for (n = REPORT_MAX_EXTRA; n <= REPORT_MAX_EXTRA + 1; n++) {
+		buf_reset(&body);
+		buf_adds(&body, "'extra': [");
+		for (i = 0; i < n; i++)
+			buf_addf(&body, "%s{'commit': 'v%zu'}", i ? ", " : "", i);
+		buf_adds(&body, "]");
+		buf_reset(&text);
+		edit(&text, result_error, "'extra': [{'commit': '1c3386188ad9'}]", body.data);
+		if (n == REPORT_MAX_EXTRA) {
+			if (load(text.data, text.len, &r, &err) < 0)
+				fail_msg("%s", err.data);
+			assert_int_equal(r->nr_extra, REPORT_MAX_EXTRA);
+			report_free(r);
+		} else {
+			expect_error("9 extras", text.data, text.len,
+				     "in.json: extra: has 9 entries; the limit is REPORT_MAX_EXTRA (8)");
+		}
+	}
+	for (n = REPORT_MAX_ERROR; n <= REPORT_MAX_ERROR + 1; n++) {
+		struct buf json = BUF_INIT;
+		char *at;
+
+		/* n bytes, a newline (JSON "\n") every 80 */
+		buf_reset(&text);
+		edit(&text, result_error,
+		     "'error': 'kernel/sched/fair.c:42:1: error: expected \\u0027;\\u0027\\n\\tmake: *** Error 1'",
+		     "'error': 'X'");
+		at = strstr(text.data, "\"X\"");
+		buf_add(&json, text.data, (size_t)(at - text.data) + 1);
+		for (i = 0; i < n; i++)
+			buf_adds(&json, i % 80 == 79 ? "\\n" : "e");
+		buf_adds(&json, at + 2);
+		if (n == REPORT_MAX_ERROR) {
+			if (load(json.data, json.len, &r, &err) < 0)
+				fail_msg("%s", err.data);
+			assert_int_equal(strlen(r->error), REPORT_MAX_ERROR);
+			assert_int_equal(r->error[79], '\n');
+			report_free(r);
+		} else {
+			expect_error("long error", json.data, json.len,
+				     "in.json: error: is 4097 bytes long; the limit is REPORT_MAX_ERROR (4096 bytes)");
+		}
+		buf_release(&json);
+	}
+	/* 1 good + 99999 extra runs: at the limit... */
+	buf_reset(&body);
+	buf_adds(&body, "'1c3386188ad9': [");
+	for (i = 0; i < REPORT_MAX_VALUES - 1; i++)
+		buf_addf(&body, "%s%zu", i ? ", " : "", i);
+	buf_adds(&body, "]");
+	buf_reset(&text);
+	edit(&text, result, "'1c3386188ad9': [625000, 625308]", body.data);
+	if (load(text.data, text.len, &r, &err) < 0)
+		fail_msg("%s", err.data);
+	assert_int_equal(r->tests[0].samples[0].extra[1].nr, REPORT_MAX_VALUES - 1);
+	report_free(r);
+	/* ...and one past it: 1 good + 100000 extra runs */
+	buf_reset(&body);
+	buf_adds(&body, "'1c3386188ad9': [");
+	for (i = 0; i < REPORT_MAX_VALUES; i++)
+		buf_addf(&body, "%s%zu", i ? ", " : "", i);
+	buf_adds(&body, "]");
+	buf_reset(&text);
+	edit(&text, result, "'1c3386188ad9': [625000, 625308]", body.data);
+	expect_error("many runs", text.data, text.len,
+		     "tests[0].samples[\"hackbench.throughput\"]: its runs hold 100001 values together; "
+		     "the limit is REPORT_MAX_VALUES (100000)");
+	buf_release(&text);
+	buf_release(&body);
+	buf_release(&err);
+}
+
+/* A test result is never coalesced with another comparison. */
+static void test_result_not_merged(void **state)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT, err = BUF_INIT;
+	struct report *into, *more;
+
+	(void)state;
+	doc(&a, min);
+	edit(&b, result_error, "'commit': '85e511df3cec'", "'commit': 'abcd'");
+	assert_int_equal(load(a.data, a.len, &into, &err), 0);
+	assert_int_equal(load(b.data, b.len, &more, &err), 0);
+	assert_int_equal(report_merge(into, more, &err), -1);
+	assert_non_null(strstr(err.data, "a test result (\"request\" 7) is not coalesced"));
+	assert_int_equal(into->nr_tests, 1);
+	buf_reset(&err);
+	assert_int_equal(report_merge(more, into, &err), -1);
+	report_free(into);
+	report_free(more);
+	buf_release(&a);
+	buf_release(&b);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -880,6 +1174,10 @@ int main(void)
 		cmocka_unit_test(helpers),
 		cmocka_unit_test(load_file_names_the_file),
 		cmocka_unit_test(merge_keeps_bases_and_kinds),
+		cmocka_unit_test(test_result_loads),
+		cmocka_unit_test(test_result_refusals),
+		cmocka_unit_test(test_result_limits),
+		cmocka_unit_test(test_result_not_merged),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
