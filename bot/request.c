@@ -71,6 +71,9 @@ int request_job_json(const struct state_request *r, const struct state_job *job,
 	} else {
 		value_object_set_string(v, "commit", r->commit_id);
 	}
+	value_object_set_string(o, "what", state_request_what_name(r->what));
+	value_object_set(o, "patch_subject", r->what == STATE_REQUEST_PATCH && r->subject ?
+			 value_new_string(r->subject) : value_new_null());
 	value_object_set(o, "tests", tests);
 	value_write_json(out, o, 2);
 	buf_addc(out, '\n');

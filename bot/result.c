@@ -172,10 +172,14 @@ int result_request_from_job(const char *path, struct result_request *out, struct
 		    job_line(path, git, "branch", 1, &out->branch, err) < 0)
 			goto done;
 	} else {
-		/* a job file does not say whether the commit was made from a
-		 * patch: it is shown as the commit tested */
-		out->what = STATE_REQUEST_COMMIT;
-		if (job_line(path, test, "commit", 1, &out->commit, err) < 0)
+		const char *what = get_str(v, "what");
+
+		/* "what" and "patch_subject" came later: without them the
+		 * commit is shown as named */
+		out->what = what && !strcmp(what, "patch") ? STATE_REQUEST_PATCH : STATE_REQUEST_COMMIT;
+		if (job_line(path, test, "commit", 1, &out->commit, err) < 0 ||
+		    (out->what == STATE_REQUEST_PATCH &&
+		     job_line(path, v, "patch_subject", 0, &out->patch_subject, err) < 0))
 			goto done;
 	}
 	if (!out->requester_name)
