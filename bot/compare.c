@@ -36,6 +36,27 @@ double compare_metric_change(const struct report_metric *m)
 	return metric_change(m, compare_metric_is_absolute(m->name));
 }
 
+/* The change of m's extra column j against base, by metric_change()'s rule:
+ * LKP's compare computes every later column's change against the first. */
+static double extra_change(const struct report_metric *m, size_t j, int absolute)
+{
+	const struct report_extra_side *e = &m->extra[j];
+	double base = m->base.mean;
+
+	if (e->has_change)
+		return e->change;
+	if (absolute)
+		return e->side.mean - base;
+	if (base == 0)
+		base = 1e-100;
+	return 100.0 * (e->side.mean - base) / fabs(base);
+}
+
+double compare_metric_extra_change(const struct report_metric *m, size_t j)
+{
+	return extra_change(m, j, compare_metric_is_absolute(m->name));
+}
+
 /*
  * The table's numbers are written without printf where that is safe:
  * printf's float conversion is most of a report's rendering time.
@@ -200,13 +221,24 @@ void compare_format_change(struct buf *out, const char *metric, double change)
 
 void compare_format_row(struct buf *out, const struct report_metric *m)
 {
+	compare_format_row_n(out, m, 0);
+}
+
+void compare_format_row_n(struct buf *out, const struct report_metric *m, size_t nr_extra)
+{
 	int absolute = compare_metric_is_absolute(m->name);
+	size_t j;
 
 	compare_format_value(out, m->base.mean);
 	compare_format_stddev(out, &m->base);
 	format_change(out, absolute, metric_change(m, absolute));
 	compare_format_value(out, m->head.mean);
 	compare_format_stddev(out, &m->head);
+	for (j = 0; j < nr_extra; j++) {
+		format_change(out, absolute, extra_change(m, j, absolute));
+		compare_format_value(out, m->extra[j].side.mean);
+		compare_format_stddev(out, &m->extra[j].side);
+	}
 	buf_adds(out, "  ");
 	buf_adds(out, m->name);
 	buf_addc(out, '\n');
@@ -221,14 +253,35 @@ static void format_fail_runs(struct buf *out, long fails, long runs)
 	buf_addf(out, ":%-4ld", runs);
 }
 
-void compare_format_failure(struct buf *out, const struct report_failure *f)
+/* A later column's %reproduction against base: each column's share of
+ * failing runs over its own runs (LKP's calc_failure_change() divides by
+ * the runs of the column before; the two agree whenever the columns made
+ * as many runs, as the lab's comparisons do). */
+static void format_fail_change(struct buf *out, const struct report_failure *f, long fails,
+			       long runs)
 {
-	double change = 100.0 * ((double)f->head_fails / (double)f->head_runs -
+	double change = 100.0 * ((double)fails / (double)runs -
 				 (double)f->base_fails / (double)f->base_runs);
 
-	format_fail_runs(out, f->base_fails, f->base_runs);
 	buf_addf(out, "%10.0f%% ", change);
+}
+
+void compare_format_failure(struct buf *out, const struct report_failure *f)
+{
+	compare_format_failure_n(out, f, 0);
+}
+
+void compare_format_failure_n(struct buf *out, const struct report_failure *f, size_t nr_extra)
+{
+	size_t j;
+
+	format_fail_runs(out, f->base_fails, f->base_runs);
+	format_fail_change(out, f, f->head_fails, f->head_runs);
 	format_fail_runs(out, f->head_fails, f->head_runs);
+	for (j = 0; j < nr_extra; j++) {
+		format_fail_change(out, f, f->extra[j].fails, f->extra[j].runs);
+		format_fail_runs(out, f->extra[j].fails, f->extra[j].runs);
+	}
 	buf_addf(out, "  %s\n", f->name);
 }
 
@@ -326,6 +379,11 @@ static void format_commit_line(struct buf *out, const struct compare_commit *c)
 		buf_addc(out, '"');
 		buf_addc(out, ')');
 	}
+	if (c->label) {
+		/* the robot's team marks the commit they tested so */
+		buf_adds(out, "   <--- ");
+		buf_adds(out, c->label);
+	}
 	buf_addc(out, '\n');
 }
 
@@ -333,47 +391,94 @@ void compare_format_section_head(struct buf *out, const struct report_test *t,
 				 const struct compare_commit *base,
 				 const struct compare_commit *head)
 {
+	const struct compare_commit cols[2] = { *base, *head };
+
+	compare_format_section_head_n(out, t, cols, 2);
+}
+
+void compare_format_section_head_n(struct buf *out, const struct report_test *t,
+				   const struct compare_commit *cols, size_t n)
+{
+	size_t i;
+
 	buf_addchars(out, '=', SECTION_RULE_WIDTH);
 	buf_addc(out, '\n');
 	compare_format_axes(out, t);
 	buf_adds(out, "\ncommit: \n");
-	format_commit_line(out, base);
-	format_commit_line(out, head);
+	for (i = 0; i < n; i++)
+		format_commit_line(out, &cols[i]);
 	buf_addc(out, '\n');
 }
 
 void compare_format_id_line(struct buf *out, const struct compare_commit *base,
 			    const struct compare_commit *head, int head_width)
 {
-	if (base->tag)
-		add_right(out, base->tag, 16);
-	else
-		add_at_most(out, base->id, 16);
-	buf_addc(out, ' ');
-	if (head->tag)
-		add_right(out, head->tag, (size_t)head_width);
-	else
-		add_at_most(out, head->id, (size_t)head_width);
+	const struct compare_commit cols[2] = { *base, *head };
+
+	compare_format_id_line_n(out, cols, 2, head_width);
+}
+
+/* LKP's show_group_header(): "%16s " of the first column's id cut to 16,
+ * then "%27s " of each later one's cut to 27, and as many dashes. */
+void compare_format_id_line_n(struct buf *out, const struct compare_commit *cols, size_t n,
+			      int head_width)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		size_t w = i ? (size_t)head_width : 16;
+
+		if (i)
+			buf_addc(out, ' ');
+		if (cols[i].tag) {
+			add_right(out, cols[i].tag, w);
+		} else {
+			size_t len = strnlen(cols[i].id, w);
+
+			buf_addchars(out, ' ', w - len);
+			buf_add(out, cols[i].id, len);
+		}
+	}
 	buf_adds(out, " \n");
-	buf_adds(out, "---------------- ");
-	buf_addchars(out, '-', (size_t)head_width);
+	buf_adds(out, "----------------");
+	for (i = 1; i < n; i++) {
+		buf_addc(out, ' ');
+		buf_addchars(out, '-', (size_t)head_width);
+	}
 	buf_adds(out, " \n");
 }
 
 void compare_format_section_rows(struct buf *out, const struct report_test *t)
 {
-	size_t i;
+	compare_format_section_rows_n(out, t, 0);
+}
 
+void compare_format_section_rows_n(struct buf *out, const struct report_test *t,
+				   size_t nr_extra)
+{
+	size_t i, j;
+
+	/* show_failure_header() and show_perf_header() with n later columns */
 	if (t->nr_failures) {
-		buf_adds(out, "       fail:runs  %reproduction    fail:runs\n");
-		buf_adds(out, "           |             |             |    \n");
+		buf_adds(out, "       fail:runs");
+		for (j = 0; j <= nr_extra; j++)
+			buf_adds(out, "  %reproduction    fail:runs");
+		buf_adds(out, "\n           |    ");
+		for (j = 0; j <= nr_extra; j++)
+			buf_adds(out, "         |             |    ");
+		buf_addc(out, '\n');
 		for (i = 0; i < t->nr_failures; i++)
-			compare_format_failure(out, &t->failures[i]);
+			compare_format_failure_n(out, &t->failures[i], nr_extra);
 	}
-	buf_adds(out, "         %stddev     %change         %stddev\n");
-	buf_adds(out, "             \\          |                \\  \n");
+	buf_adds(out, "         %stddev");
+	for (j = 0; j <= nr_extra; j++)
+		buf_adds(out, "     %change         %stddev");
+	buf_adds(out, "\n             \\  ");
+	for (j = 0; j <= nr_extra; j++)
+		buf_adds(out, "        |                \\  ");
+	buf_addc(out, '\n');
 	for (i = 0; i < t->nr_metrics; i++)
-		compare_format_row(out, &t->metrics[i]);
+		compare_format_row_n(out, &t->metrics[i], nr_extra);
 	buf_addc(out, '\n');
 }
 
@@ -384,6 +489,14 @@ void compare_format_section(struct buf *out, const struct report_test *t,
 	compare_format_section_head(out, t, base, head);
 	compare_format_id_line(out, base, head, head_width);
 	compare_format_section_rows(out, t);
+}
+
+void compare_format_section_n(struct buf *out, const struct report_test *t,
+			      const struct compare_commit *cols, size_t n, int head_width)
+{
+	compare_format_section_head_n(out, t, cols, n);
+	compare_format_id_line_n(out, cols, n, head_width);
+	compare_format_section_rows_n(out, t, n - 2);
 }
 
 void compare_format_percent(struct buf *out, double change)

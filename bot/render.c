@@ -244,6 +244,8 @@ struct facts {
 	struct commit_info *bases;
 	enum report_kind *kinds;
 	size_t nr;
+	struct commit_info *extras;	/* a test result's extra commits */
+	size_t nr_extras;
 };
 
 static void facts_release(struct facts *f)
@@ -255,6 +257,9 @@ static void facts_release(struct facts *f)
 		commit_info_release(&f->bases[i]);
 	free(f->bases);
 	free(f->kinds);
+	for (i = 0; i < f->nr_extras; i++)
+		commit_info_release(&f->extras[i]);
+	free(f->extras);
 }
 
 static int facts_gather(struct render_env *env, const struct report *r, struct facts *f,
@@ -267,6 +272,12 @@ static int facts_gather(struct render_env *env, const struct report *r, struct f
 	f->kinds = xcalloc(r->nr_tests, sizeof(*f->kinds));
 	if (repo_lookup(env->repo, r->commit, &f->head, err) < 0)
 		return err_prefix(err, "%s: commit: ", r->name);
+	f->extras = r->nr_extra ? xcalloc(r->nr_extra, sizeof(*f->extras)) : NULL;
+	for (i = 0; i < r->nr_extra; i++) {
+		if (repo_lookup(env->repo, r->extra[i].commit, &f->extras[i], err) < 0)
+			return err_prefix(err, "%s: extra[%zu].commit: ", r->name, i);
+		f->nr_extras = i + 1;
+	}
 	for (i = 0; i < r->nr_tests; i++) {
 		const char *base = report_test_base(r, &r->tests[i]);
 		size_t j;
@@ -589,6 +600,7 @@ int render_report(struct render_env *env, const struct render_request *req,
 	vf.report = r;
 	vf.head = &f.head;
 	vf.bases = f.bases;
+	vf.extras = f.extras;
 	vf.kinds = f.kinds;
 	vf.message_id = out->message_id;
 	vf.date_stamp = stamp.data;

@@ -104,10 +104,12 @@ static int plots_view(const struct report_test *t, struct value **out, struct bu
 
 static int test_view(const struct view_facts *f, size_t i, struct value **out, struct buf *err)
 {
-	const struct report_test *t = &f->report->tests[i];
+	const struct report *r = f->report;
+	const struct report_test *t = &r->tests[i];
 	const struct commit_info *base = &f->bases[i];
-	struct compare_commit bc = { base->id, base->subject, base->tag };
-	struct compare_commit hc = { f->head->id, f->head->subject, f->head->tag };
+	/* base, head, then a test result's extra commits */
+	size_t j, ncols = 2 + (f->extras ? r->nr_extra : 0);
+	struct compare_commit *cols = xcalloc(ncols, sizeof(*cols));
 	struct value *v = value_new_object(), *plots;
 	struct buf s = BUF_INIT;
 	/* an "error" test result has no rows: its percents are "" */
@@ -133,26 +135,32 @@ static int test_view(const struct view_facts *f, size_t i, struct value **out, s
 		buf_addf(&s, "%.1f", change);
 	value_object_add(v, "signed_percent", string_of(&s));
 	value_object_add(v, "base", commit_view(base));
+	cols[0] = (struct compare_commit){ base->id, base->subject, base->tag, NULL };
+	cols[1] = (struct compare_commit){ f->head->id, f->head->subject, f->head->tag, NULL };
+	for (j = 2; j < ncols; j++)
+		cols[j] = (struct compare_commit){ f->extras[j - 2].id, f->extras[j - 2].subject,
+						   f->extras[j - 2].tag, r->extra[j - 2].label };
 	{
 		struct buf head = BUF_INIT, rows = BUF_INIT;
 
 		/* sized once: these are the largest strings of a report */
-		buf_grow(&rows, 160 * (t->nr_metrics + t->nr_failures) + 512);
-		compare_format_section_head(&head, t, &bc, &hc);
-		compare_format_section_rows(&rows, t);
+		buf_grow(&rows, (160 + 28 * (ncols - 2)) * (t->nr_metrics + t->nr_failures) + 512);
+		compare_format_section_head_n(&head, t, cols, ncols);
+		compare_format_section_rows_n(&rows, t, ncols - 2);
 		buf_grow(&s, head.len + rows.len + 128);
 		buf_add(&s, head.data, head.len);
-		compare_format_id_line(&s, &bc, &hc, COMPARE_HEAD_ID_WIDTH);
+		compare_format_id_line_n(&s, cols, ncols, COMPARE_HEAD_ID_WIDTH);
 		buf_add(&s, rows.data, rows.len);
 		value_object_add(v, "section", block_of(&s));
 		buf_grow(&s, head.len + rows.len + 128);
 		buf_add(&s, head.data, head.len);
-		compare_format_id_line(&s, &bc, &hc, COMPARE_HEAD_ID_WIDTH_LEGACY);
+		compare_format_id_line_n(&s, cols, ncols, COMPARE_HEAD_ID_WIDTH_LEGACY);
 		buf_add(&s, rows.data, rows.len);
 		value_object_add(v, "section_legacy", block_of(&s));
 		buf_release(&head);
 		buf_release(&rows);
 	}
+	free(cols);
 	if (plots_view(t, &plots, err) < 0) {
 		value_free(v);
 		return -1;
@@ -211,6 +219,31 @@ static struct value *still_view(const struct report *r)
 		value_object_add(s, "on_padded", string_of(&b));
 	}
 	return list;
+}
+
+/* A test result's extra commits (perfbot-templates(7)): each as commit_view()
+ * with its label (or false) and whether it is the last, the commit tested. */
+static void result_view(const struct view_facts *f, struct value *v)
+{
+	const struct report *r = f->report;
+	struct value *list = value_new_array();
+	size_t i;
+
+	value_object_add(v, "request", r->request ? value_new_integer(r->request)
+						  : value_new_bool(0));
+	value_object_add(v, "error", r->error ? value_new_string(r->error) : value_new_bool(0));
+	for (i = 0; f->extras && i < r->nr_extra; i++) {
+		struct value *c = value_array_push(list, commit_view(&f->extras[i]));
+
+		value_object_add(c, "label", r->extra[i].label ? value_new_string(r->extra[i].label)
+							       : value_new_bool(0));
+		value_object_add_bool(c, "last", i + 1 == r->nr_extra);
+	}
+	value_object_add(v, "extra", list);
+	if (f->extras && r->nr_extra)
+		value_object_add(v, "tested", commit_view(&f->extras[r->nr_extra - 1]));
+	else
+		value_object_add_bool(v, "tested", 0);
 }
 
 static void addition_view(const struct view_facts *f, struct value *v)
@@ -273,6 +306,7 @@ int view_build(const struct view_facts *f, struct value **out, struct buf *err)
 	value_object_add_string(v, "repo_url", f->repo_url);
 	value_object_add(v, "commit", commit_view(f->head));
 	value_object_add(v, "still", still_view(r));
+	result_view(f, v);
 	value_object_add_bool(v, "has_still", r->nr_still > 0);
 
 	further = value_new_array();

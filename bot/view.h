@@ -19,6 +19,8 @@ struct view_facts {
 	const struct report *report;
 	const struct commit_info *head;
 	const struct commit_info *bases;	/* one per test */
+	const struct commit_info *extras;	/* a test result's extra commits:
+						   report->nr_extra, else NULL */
 	const enum report_kind *kinds;		/* one per test, resolved */
 	const char *message_id;			/* without <> */
 	const char *date_stamp;			/* "YYYYMMDDhhmm" of the Message-ID */

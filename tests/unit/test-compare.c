@@ -4,10 +4,12 @@
 #include <setjmp.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "compare.h"
+#include "report.h"
 
 /* A side given as mean and stddev_percent, as the examples' JSON has it. */
 #define SIDE(m, s) { (m), (s) >= 0, (s) >= 0 ? (s) : 0, NULL, 0 }
@@ -276,6 +278,248 @@ static void compare_numbers_equal_printf(void **state)
 	}
 }
 
+/*
+ * N columns, against the kernel test robot team's real replies (the text
+ * in data/compare/, the numbers in ../t/data/results/, made from the text
+ * by tests/helpers/table-to-result.py):
+ *   - will-it-scale-poll2.txt: Carel Si's reply of 13 Dec 2021 on
+ *     linux-kernel, "Re: [LKP] Re: [fget] 054aa8d439:
+ *     will-it-scale.per_thread_ops -5.7% regression" (Message-ID
+ *     20211213083154.GA20853@linux.intel.com): base, the reported commit
+ *     and Linus's patch on it, 3 columns, from the '=' rule through the
+ *     table's first 43 rows (the mail goes on with more perf-profile rows),
+ *     as LKP printed it, trailing blanks included;
+ *   - hackbench.txt: Oliver Sang's reply of 23 Sep 2024 on linux-kernel to
+ *     Chen Yu's "sched/eevdf: Fix wakeup-preempt by checking
+ *     cfs_rq->nr_running" ("we applied this patch upon 85e511df3cec,
+ *     confirmed the regression is fixed."), 3 columns, the table from the
+ *     id row: the reply's lines lost their trailing blanks on the way;
+ *   - vm-scalability.txt: the robot's 4-column result (base, the reported
+ *     commit, a later tip, the patch on it) as Johannes Weiner's "[PATCH
+ *     1/2] mm: page_alloc: speed up fallbacks in rmqueue_bulk()" quotes it
+ *     (April 2025, linux-mm and stable; read from Shivank Garg's reply of
+ *     10 Apr 2025 with its "> " taken off), from the commit list: also
+ *     without trailing blanks.
+ */
+static char *data_file(const char *dir, const char *name, size_t *len)
+{
+	const char *file = __FILE__, *slash = strrchr(file, '/');
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	char chunk[4096];
+	size_t n;
+	FILE *f;
+
+	buf_addf(&path, "%.*s%s/%s", slash ? (int)(slash - file + 1) : 0, file, dir, name);
+	f = fopen(path.data, "rb");
+	if (!f)
+		fail_msg("cannot open %s", path.data);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&text, chunk, n);
+	fclose(f);
+	buf_release(&path);
+	return buf_detach(&text, len);
+}
+
+static struct report *load_result(const char *name)
+{
+	const char *file = __FILE__, *slash = strrchr(file, '/');
+	struct buf path = BUF_INIT, err = BUF_INIT;
+	struct report *r;
+
+	buf_addf(&path, "%.*s../t/data/results/%s", slash ? (int)(slash - file + 1) : 0, file, name);
+	if (report_load_file(path.data, &r, &err) < 0)
+		fail_msg("%s", err.data);
+	buf_release(&path);
+	buf_release(&err);
+	return r;
+}
+
+/* out with every line's trailing blanks dropped, as a mail client drops them */
+static void strip_trailing_blanks(struct buf *out, const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "\n"), end = n;
+
+		while (end && s[end - 1] == ' ')
+			end--;
+		buf_add(out, s, end);
+		if (s[n] == '\n')
+			buf_addc(out, '\n');
+		s += n + (s[n] == '\n');
+	}
+}
+
+static void expect_text(const char *what, const char *got, const char *want)
+{
+	size_t i = 0, line = 1, start = 0;
+
+	if (!strcmp(got, want))
+		return;
+	while (got[i] && got[i] == want[i]) {
+		if (got[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+		i++;
+	}
+	fail_msg("%s: line %zu differs:\n got: '%.*s'\nwant: '%.*s'", what, line,
+		 (int)strcspn(got + start, "\n"), got + start,
+		 (int)strcspn(want + start, "\n"), want + start);
+}
+
+static void compare_n_columns_match_real_replies(void **state)
+{
+	struct report *r;
+	struct buf out = BUF_INIT, want = BUF_INIT, stripped = BUF_INIT;
+	char *text;
+	size_t len;
+
+	(void)state;
+	/* 3 columns, the whole section as LKP printed it */
+	{
+		struct compare_commit cols[3] = {
+			{ "5f58da2befa58edf", "Merge tag 'drm-fixes-2021-12-03-1' of git://anongit.freedesktop.org/drm/drm", NULL, NULL },
+			{ "054aa8d439b9185d4f5eb9a9028", "fget: check that the fd still exists after getting a ref to it", NULL, NULL },
+			{ "242d36be3ad02063a1cf6df7802", "fixup-for-054aa8d439", NULL, NULL },
+		};
+
+		r = load_result("will-it-scale-poll2-3col.json");
+		assert_int_equal(r->nr_extra, 1);
+		compare_format_section_n(&out, &r->tests[0], cols, 3, COMPARE_HEAD_ID_WIDTH);
+		text = data_file("data/compare", "will-it-scale-poll2.txt", &len);
+		buf_adds(&want, text);
+		buf_addc(&want, '\n');	/* the section's closing empty line */
+		expect_text("will-it-scale-poll2", out.data, want.data);
+		free(text);
+		report_free(r);
+	}
+	/* 3 columns, the table from the id row */
+	{
+		struct compare_commit cols[3] = {
+			{ "82e9d0456e06cebe", "sched/fair: Avoid re-setting virtual deadline on 'migrations'", NULL, NULL },
+			{ "85e511df3cec46021024176672a", "sched/eevdf: Allow shorter slices to wakeup-preempt", NULL, NULL },
+			{ "1c3386188ad9007c9975470c817", "sched/eevdf: Fix wakeup-preempt by checking cfs_rq->nr_running", NULL, NULL },
+		};
+
+		buf_reset(&out);
+		buf_reset(&want);
+		r = load_result("hackbench-3col.json");
+		compare_format_id_line_n(&out, cols, 3, COMPARE_HEAD_ID_WIDTH);
+		compare_format_section_rows_n(&out, &r->tests[0], r->nr_extra);
+		strip_trailing_blanks(&stripped, out.data);
+		text = data_file("data/compare", "hackbench.txt", &len);
+		buf_adds(&want, text);
+		buf_addc(&want, '\n');
+		expect_text("hackbench", stripped.data, want.data);
+		free(text);
+		report_free(r);
+	}
+	/* 4 columns, from the commit list, the tested commit labelled */
+	{
+		struct compare_commit cols[4] = {
+			{ "f3b92176f4f7100f", "tools/selftests: add guard region test for /proc/$pid/pagemap", NULL, NULL },
+			{ "c2f6ea38fc1b640aa7a2e155cc1", "mm: page_alloc: don't steal single pages from biggest buddy", NULL, NULL },
+			{ "acc4d5ff0b61eb1715c498b6536", "Merge tag 'net-6.15-rc0' of git://git.kernel.org/pub/scm/linux/kernel/git/netdev/net", NULL, NULL },
+			{ "2c847f27c37da65a93d23c237c5", "mm: page_alloc: speed up fallbacks in rmqueue_bulk()", NULL, "your patch" },
+		};
+		const char *from;
+
+		buf_reset(&out);
+		buf_reset(&want);
+		buf_reset(&stripped);
+		r = load_result("vm-scalability-4col.json");
+		assert_int_equal(r->nr_extra, 2);
+		assert_string_equal(r->extra[1].label, "your patch");
+		compare_format_section_n(&out, &r->tests[0], cols, 4, COMPARE_HEAD_ID_WIDTH);
+		from = strstr(out.data, "\ncommit: \n");
+		assert_non_null(from);
+		strip_trailing_blanks(&stripped, from + 1);
+		text = data_file("data/compare", "vm-scalability.txt", &len);
+		buf_adds(&want, text);
+		buf_addc(&want, '\n');
+		expect_text("vm-scalability", stripped.data, want.data);
+		free(text);
+		report_free(r);
+	}
+	buf_release(&out);
+	buf_release(&want);
+	buf_release(&stripped);
+}
+
+/* With n == 2 the N-column functions print the two-column block byte for
+ * byte; tags and short ids stay right-aligned in every later column; a
+ * failure row's later columns each count against the base; a row's extra
+ * change is computed from the means unless given. */
+static void compare_n_columns_rules(void **state)
+{
+	struct report_side b = SIDE(100, -1), h = SIDE(90, 5), e1 = SIDE(99, -1), e2 = SIDE(0.5, 3);
+	struct report_extra_side ex[2] = { { e1, 0, 0 }, { e2, 1, -0.25 } };
+	struct report_metric m = { "x.y", b, h, 0, 0, ex };
+	struct report_metric pm = { "perf-profile.self.z", SIDE(4.37, -1), SIDE(4.13, -1), 0, 0, ex };
+	struct report_fail_count fc[2] = { { 0, 4 }, { 3, 6 } };
+	struct report_failure f = { "dmesg.WARNING", 0, 4, 2, 4, fc };
+	struct report_param p = { "mode", "process" };
+	struct report_test t = { 0 };
+	struct compare_commit cols[4] = {
+		{ "0123456789abcdef0123456789abcdef01234567", "base subject", NULL, NULL },
+		{ "89abcdef0123456789abcdef0123456789abcdef", "head subject", NULL, NULL },
+		{ "fedcba9876543210fedcba9876543210fedcba98", "tip subject", "v6.13", "tip" },
+		{ "abcdef", "tested", NULL, "tip + the patch" },
+	};
+	struct buf two = BUF_INIT, n = BUF_INIT;
+
+	(void)state;
+	t.testcase = "t";
+	t.tbox_group = "g";
+	t.rootfs = "r";
+	t.kconfig = "k";
+	t.compiler = "c";
+	t.params = &p;
+	t.nr_params = 1;
+	t.metrics = &m;
+	t.nr_metrics = 1;
+	t.failures = &f;
+	t.nr_failures = 1;
+	compare_format_section(&two, &t, &cols[0], &cols[1], COMPARE_HEAD_ID_WIDTH);
+	compare_format_section_n(&n, &t, cols, 2, COMPARE_HEAD_ID_WIDTH);
+	assert_string_equal(n.data, two.data);
+	buf_reset(&two);
+	buf_reset(&n);
+	compare_format_section(&two, &t, &cols[0], &cols[1], COMPARE_HEAD_ID_WIDTH_LEGACY);
+	compare_format_section_n(&n, &t, cols, 2, COMPARE_HEAD_ID_WIDTH_LEGACY);
+	assert_string_equal(n.data, two.data);
+
+	buf_reset(&n);
+	compare_format_section_n(&n, &t, cols, 4, COMPARE_HEAD_ID_WIDTH);
+	expect_text("4 columns", n.data,
+		"=========================================================================================\n"
+		"compiler/kconfig/mode/rootfs/tbox_group/testcase:\n"
+		"  c/k/process/r/g/t\n"
+		"\n"
+		"commit: \n"
+		"  0123456789 (\"base subject\")\n"
+		"  89abcdef01 (\"head subject\")\n"
+		"  v6.13   <--- tip\n"
+		"  abcdef (\"tested\")   <--- tip + the patch\n"
+		"\n"
+		"0123456789abcdef 89abcdef0123456789abcdef012                       v6.13                      abcdef \n"
+		"---------------- --------------------------- --------------------------- --------------------------- \n"
+		"       fail:runs  %reproduction    fail:runs  %reproduction    fail:runs  %reproduction    fail:runs\n"
+		"           |             |             |             |             |             |             |    \n"
+		"           :4           50%           2:4            0%            :4           50%           3:6     dmesg.WARNING\n"
+		"         %stddev     %change         %stddev     %change         %stddev     %change         %stddev\n"
+		"             \\          |                \\          |                \\          |                \\  \n"
+		"    100.00           -10.0%      90.00 \xc2\xb1  5%      -1.0%      99.00            -0.2%       0.50 \xc2\xb1  3%  x.y\n"
+		"\n");
+	assert_true(compare_metric_extra_change(&m, 0) == -1.0);
+	assert_true(compare_metric_extra_change(&m, 1) == -0.25);
+	/* absolute metrics: the difference of means */
+	ex[0].has_change = 0;
+	assert_true(fabs(compare_metric_extra_change(&pm, 0) - (99 - 4.37)) < 1e-9);
+	buf_release(&two);
+	buf_release(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +530,8 @@ int main(void)
 		cmocka_unit_test(compare_box_pads_to_the_widest_cell),
 		cmocka_unit_test(compare_percent_is_absolute_one_decimal),
 		cmocka_unit_test(compare_numbers_equal_printf),
+		cmocka_unit_test(compare_n_columns_match_real_replies),
+		cmocka_unit_test(compare_n_columns_rules),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);

@@ -207,12 +207,91 @@ static void expand_url(void **state)
 	}
 }
 
+/* A test result's view: request, error, the extra commits (label, last),
+ * the commit tested, and a section with every column. */
+static void result_view_names_the_columns(void **state)
+{
+	struct config *cfg = config_new_defaults();
+	struct report *r;
+	struct commit_info head, base, extras[2];
+	enum report_kind kind = REPORT_KIND_REGRESSION;
+	struct view_facts facts;
+	struct value *v;
+	const struct value *extra, *section;
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	free(cfg->from);
+	cfg->from = xstrdup("Example Lab CI <ci@lab.example.org>");
+	if (!cfg->reported_by)
+		cfg->reported_by = xstrdup(cfg->from);
+	if (report_load_file("tests/t/data/results/vm-scalability-4col.json", &r, &err) < 0)
+		fail_msg("%s", err.data);
+	commit_set(&head, "c2f6ea38fc1b640aa7a2e155cc1e0dc3b1bcb2bb", "mm: page_alloc: don't steal single pages from biggest buddy");
+	commit_set(&base, "f3b92176f4f7100f6b4a61d6b1cbd1f1a2c5c71c", "tools/selftests: add guard region test for /proc/$pid/pagemap");
+	commit_set(&extras[0], "acc4d5ff0b61eb1715c498b6536fe2d9a3b1c0de", "Merge tag 'net-6.15-rc0'");
+	commit_set(&extras[1], "2c847f27c37da65a93d23c237c5f11d2a6e1b0aa", "mm: page_alloc: speed up fallbacks in rmqueue_bulk()");
+	memset(&facts, 0, sizeof(facts));
+	facts.cfg = cfg;
+	facts.report = r;
+	facts.head = &head;
+	facts.bases = &base;
+	facts.extras = extras;
+	facts.kinds = &kind;
+	facts.message_id = "x@y";
+	facts.date_stamp = "202612020000";
+	facts.repo_url = "https://git.example.org/linux.git";
+	facts.subject = "Re: x";
+	if (view_build(&facts, &v, &err) < 0)
+		fail_msg("%s", err.data);
+	assert_int_equal(value_object_get(v, "request")->number, 1);
+	assert_int_equal(value_object_get(v, "error")->kind, VALUE_BOOL);
+	extra = value_object_get(v, "extra");
+	assert_int_equal(extra->nr, 2);
+	assert_string_equal(str(extra->items[0], "short"), "acc4d5ff0b");
+	assert_string_equal(str(extra->items[0], "label"), "tip");
+	assert_false(value_object_get(extra->items[0], "last")->boolean);
+	assert_string_equal(str(extra->items[1], "label"), "your patch");
+	assert_string_equal(str(extra->items[1], "subject"), "mm: page_alloc: speed up fallbacks in rmqueue_bulk()");
+	assert_true(value_object_get(extra->items[1], "last")->boolean);
+	assert_string_equal(str(value_object_get(v, "tested"), "id"), extras[1].id);
+	section = value_object_get(value_object_get(v, "test"), "section");
+	assert_non_null(strstr(section->str, "  2c847f27c3 (\"mm: page_alloc: speed up fallbacks in rmqueue_bulk()\")   <--- your patch\n"));
+	assert_non_null(strstr(section->str,
+		"f3b92176f4f7100f c2f6ea38fc1b640aa7a2e155cc1 acc4d5ff0b61eb1715c498b6536 2c847f27c37da65a93d23c237c5 \n"));
+	assert_non_null(strstr(section->str, "     -56.4%   11135467           -57.8%   10779336           +31.6%   33581409        vm-scalability.throughput"));
+	assert_string_equal(str(v, "percent"), "56.4");
+	value_free(v);
+	report_free(r);
+
+	/* an error result: no rows, the error text, percents empty */
+	if (report_load_file("tests/fuzz/seeds-json/result-error.json", &r, &err) < 0)
+		fail_msg("%s", err.data);
+	facts.report = r;
+	if (view_build(&facts, &v, &err) < 0)
+		fail_msg("%s", err.data);
+	assert_int_equal(value_object_get(v, "request")->number, 7);
+	assert_non_null(strstr(str(v, "error"), "\n\tmake: *** [Makefile:1] Error 1"));
+	assert_string_equal(str(v, "percent"), "");
+	assert_int_equal(value_object_get(v, "extra")->nr, 1);
+	assert_null(strstr(str(value_object_get(v, "test"), "section"), "hackbench.throughput"));
+	value_free(v);
+	report_free(r);
+	commit_info_release(&head);
+	commit_info_release(&base);
+	commit_info_release(&extras[0]);
+	commit_info_release(&extras[1]);
+	config_free(cfg);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(values, setup, teardown),
 		cmocka_unit_test_setup_teardown(readme_names_exist, setup, teardown),
 		cmocka_unit_test(expand_url),
+		cmocka_unit_test(result_view_names_the_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
