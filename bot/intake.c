@@ -698,7 +698,11 @@ int intake_spool_waiting(const struct config *cfg, int64_t now, struct intake_wa
 			continue;
 		}
 		buf_reset(&why);
-		buf_addf(&why, "%s\n%s", r->tree, r->commit);
+		/* a test result is never coalesced: it goes at the next send */
+		if (r->request)
+			buf_addf(&why, "result\n%s", names.v[i]);
+		else
+			buf_addf(&why, "%s\n%s", r->tree, r->commit);
 		f[i].key = buf_detach(&why, NULL);
 		report_free(r);
 	}
@@ -710,7 +714,8 @@ int intake_spool_waiting(const struct config *cfg, int64_t now, struct intake_wa
 		for (j = 0; j < names.nr; j++)
 			if (f[j].key && !strcmp(f[i].key, f[j].key) && f[j].arrival < oldest)
 				oldest = f[j].arrival;
-		out->v[out->nr - names.nr + i].until = now - oldest < wait ? oldest + wait : 0;
+		out->v[out->nr - names.nr + i].until = now - oldest < wait &&
+			strncmp(f[i].key, "result\n", 7) ? oldest + wait : 0;
 	}
 	for (i = 0; i < names.nr; i++)
 		free(f[i].key);

@@ -236,6 +236,9 @@ int result_check(struct repo *repo, const struct report *r, const struct result_
 	char id[41];
 	const char *tested;
 
+	if (!r->request)
+		return refuse(why, "%s: not a test result (no \"request\"): --request is for results",
+			      r->name);
 	if (r->request != (long)q->number)
 		return refuse(why, "%s: \"request\" is %ld but the request given is %lld", r->name,
 				r->request, (long long)q->number);

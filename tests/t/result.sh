@@ -49,7 +49,7 @@ state=$tmp/state
 {
 	sed -e "s|@REPO@|$repo|" -e "s|@STATE@|$state|" "$top/tests/golden/config"
 	printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n\ttimeout = 3\n' "$(cat "$tmp/peer.port")"
-	printf '[perfbot]\n\tcoalesceMinutes = 0\n[test]\n\tenabled = true\n'
+	printf '[test]\n\tenabled = true\n'
 } >"$tmp/c"
 pb() { "$perfbot" --config "$tmp/c" "$@"; }
 sqlite3_py() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print("\n".join("|".join(str(x) for x in r) for r in c.execute(sys.argv[2])))' "$@"; }
@@ -204,6 +204,9 @@ check "digest: the request with its verdict" grep -q "test request 1, answered: 
 result "$tmp/job1.json" "$tmp/partial.json" 395000
 pb queue "$tmp/partial.json" 2>"$tmp/queue2.err"
 check_eq "queue takes a second result" "$?" 0
+PERFBOT_NOW=1773400000 pb status >"$tmp/status2.txt"
+check "status: a result in the spool goes at the next send (never coalesced)" \
+	sh -c "grep -q 'partial.json: goes at the next send' '$tmp/status2.txt' && ! grep -q 'partial.json: coalescing' '$tmp/status2.txt'"
 PERFBOT_NOW=1773400000 pb send 2>"$tmp/send2.log"
 check "send: the second result, partial" grep -q "(result of request 1, partial)" "$tmp/send2.log"
 got2=$(peer_mail "$rmid")
