@@ -380,7 +380,8 @@ struct value *result_view(const struct config *cfg, const struct report *r,
 	first_name(&b, q);
 	value_object_add_string(v, "requester_first", b.data);
 	value_object_add_string(v, "request_message_id", q->message_id);
-	value_object_add_string(v, "tested_by", cfg->reported_by);
+	/* config_load() sets reportedBy, from perfbot.from when not given */
+	value_object_add_string(v, "tested_by", cfg->reported_by ? cfg->reported_by : cfg->from);
 	buf_release(&b);
 	return v;
 }
