@@ -1160,6 +1160,36 @@ static void test_result_not_merged(void **state)
 	buf_release(&err);
 }
 
+/* The result fixtures of tests/t/data/results (run from the top folder)
+ * load, each a test result; the error one without rows. */
+static void test_result_fixtures_load(void **state)
+{
+	static const struct { const char *name; size_t nr_extra; int error; size_t rows; } f[] = {
+		{ "will-it-scale-poll2-3col.json", 1, 0, 43 },
+		{ "hackbench-3col.json", 1, 0, 1 },
+		{ "vm-scalability-4col.json", 2, 0, 1 },
+		{ "hackbench-error.json", 1, 1, 0 },
+	};
+	struct buf path = BUF_INIT, err = BUF_INIT;
+	struct report *r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		buf_reset(&path);
+		buf_addf(&path, "tests/t/data/results/%s", f[i].name);
+		if (report_load_file(path.data, &r, &err) < 0)
+			fail_msg("%s", err.data);
+		assert_int_equal(r->request, 1);
+		assert_int_equal(r->nr_extra, f[i].nr_extra);
+		assert_int_equal(r->error != NULL, f[i].error);
+		assert_int_equal(r->tests[0].nr_metrics, f[i].rows);
+		report_free(r);
+	}
+	buf_release(&path);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1178,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(test_result_refusals),
 		cmocka_unit_test(test_result_limits),
 		cmocka_unit_test(test_result_not_merged),
+		cmocka_unit_test(test_result_fixtures_load),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
