@@ -20,6 +20,7 @@
 #include "state.h"
 #include "render.h"
 #include "report.h"
+#include "result.h"
 #include "spool.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -36,6 +37,49 @@ struct queue {
 
 #define QUEUE_REFUSED (-1)	/* the file breaks a rule: 65 */
 #define QUEUE_UNREADABLE (-2)	/* the file cannot be read: 66 */
+
+/*
+ * A test result: its request must be in the state and taken, its commits
+ * the request's (result_check()), and its reply must render.  0, or
+ * QUEUE_REFUSED with a message; -1 on a database error too.
+ */
+static int queue_check_result(struct queue *q, const struct report *report, struct buf *err)
+{
+	struct result_request rq;
+	struct render_request req;
+	struct rendered out;
+	struct buf why = BUF_INIT;
+	int ret = QUEUE_REFUSED, e;
+
+	memset(&out, 0, sizeof(out));
+	if (!q->st)
+		return err_set(err, "%s: a test result answers request %ld, and there is no state "
+			       "(or it is not this user's) to check it against", report->name,
+			       report->request);
+	e = result_request_load(q->st, report->request, &rq, &why, err);
+	if (e < 0)
+		return QUEUE_REFUSED;
+	if (e == 0) {
+		err_set(err, "%s: %s", report->name, why.data);
+	} else if (result_check(q->env->repo, report, &rq, &why)) {
+		err_set(err, "%s", why.data);
+	} else {
+		memset(&req, 0, sizeof(req));
+		req.report = report;
+		req.created = q->now;
+		req.answer = &rq;
+		if (render_report(q->env, &req, &out, err) == 0) {
+			if (q->verbose && out.notes.len)
+				fputs(out.notes.data, stderr);
+			ret = 0;
+		}
+		rendered_release(&out);
+	}
+	if (e > 0)
+		result_request_release(&rq);
+	buf_release(&why);
+	return ret;
+}
 
 /*
  * Renders file as send will: as a new report, or as the follow-up it
@@ -65,6 +109,11 @@ static int queue_check(struct queue *q, const char *file, struct buf *err)
 			       S_ISLNK(sb.st_mode) ? " but a symbolic link: queue the file it points to" : "");
 	if (report_load_file(file, &report, err) < 0)
 		return QUEUE_REFUSED;
+	if (report->request) {
+		ret = queue_check_result(q, report, err);
+		report_free(report);
+		return ret;
+	}
 	memset(&out, 0, sizeof(out));
 	if (repo_lookup(q->env->repo, report->commit, &head, err) < 0) {
 		err_prefix(err, "%s: commit: ", report->name);	/* as render says it */

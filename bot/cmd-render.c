@@ -16,6 +16,8 @@
 #include "message.h"
 #include "render.h"
 #include "report.h"
+#include "result.h"
+#include "state.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -43,7 +45,10 @@ static int creation_time(const char *date, int zone, int64_t *out, struct buf *e
 
 int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 {
-	const char *template_name = NULL, *date = NULL, *mid = NULL, *file = NULL;
+	const char *template_name = NULL, *date = NULL, *mid = NULL, *file = NULL, *job = NULL;
+	struct result_request rq;
+	struct state *st = NULL;
+	int has_rq = 0;
 	struct buf err = BUF_INIT;
 	struct config *cfg = NULL;
 	struct report *report = NULL;
@@ -61,6 +66,9 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 			     "(default: $SOURCE_DATE_EPOCH, else now)"),
 		OPT_STRING_E(0, "message-id", &mid, "ID",
 			     "use this Message-ID (with or without <>) instead of minting one"),
+		OPT_STRING_E(0, "request", &job, "FILE",
+			     "a test result: the job file of its request (requests take printed it),\n"
+			     "when the state does not have the request"),
 		OPT_COUNT_E('v', "verbose", &verbose, "also say on stderr why each recipient gets the mail, who is left out\n"
 			    "and why, the MAINTAINERS sections, and what was noticed on the way"),
 		OPT_END_E,
@@ -116,6 +124,36 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 			goto fail;
 		}
 	}
+	if (report->request || job) {
+		struct buf why = BUF_INIT;
+		int e;
+
+		/* the request a result answers: from its job file, else the
+		 * state's (read, never created) */
+		if (job) {
+			e = result_request_from_job(job, &rq, &err) < 0 ? -1 : 1;
+		} else if (!state_exists(cfg->state)) {
+			err_set(&err, "%s: a test result answers request %ld: there is no state in %s; "
+				"give its job file with --request FILE", file, report->request, cfg->state);
+			e = -1;
+		} else if (state_open(cfg->state, &st, &err) < 0) {
+			rc = EX_IOERR;
+			e = -1;
+		} else {
+			e = result_request_load(st, report->request, &rq, &why, &err);
+			if (e == 0)
+				err_set(&err, "%s: %s", file, why.data);
+		}
+		has_rq = e > 0;
+		if (e > 0 && result_check(env.repo, report, &rq, &why)) {
+			err_set(&err, "%s", why.data);
+			e = -1;
+		}
+		buf_release(&why);
+		if (e <= 0)
+			goto fail;
+		req.answer = &rq;
+	}
 	req.report = report;
 	req.message_id = message_id;
 	req.template_name = template_name;
@@ -139,6 +177,9 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts)
 fail:
 	fprintf(stderr, "perfbot render: %s\n", err.data);
 done:
+	if (has_rq)
+		result_request_release(&rq);
+	state_close(st);
 	rendered_release(&out);
 	if (env_open)
 		render_env_close(&env);

@@ -338,6 +338,10 @@ struct value *cmd_request_json(const struct state_request *r)
 	value_object_set_string(o, "state", state_request_state_name(r->state));
 	value_object_set(o, "why", r->why ? value_new_string(r->why) : value_new_null());
 	value_object_set(o, "changed", cmd_json_time(r->changed));
+	value_object_set(o, "verdict", r->verdict ? value_new_string(r->verdict) : value_new_null());
+	value_object_set(o, "result_message_id",
+			 r->result_message_id ? value_new_string(r->result_message_id) : value_new_null());
+	value_object_set(o, "results", value_new_integer(r->results));
 	return o;
 }
 
@@ -362,4 +366,7 @@ void cmd_request_words(struct buf *out, const struct state_request *r)
 	request_what(out, r);
 	if (r->why)
 		buf_addf(out, ": %s", r->why);
+	if (r->verdict)
+		buf_addf(out, ": %s, result <%s>%s", r->verdict, r->result_message_id,
+			 r->results > 1 ? " and follow-ups" : "");
 }

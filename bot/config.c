@@ -173,6 +173,9 @@ struct config *config_new_defaults(void)
 	c->test_max_open = 3;
 	c->test_max_per_day = 10;
 	c->test_ref_prefix = xstrdup("refs/perfbot/tests/");
+	c->test_fixed_ratio = 0.9;
+	c->test_noise_percent = 1;
+	c->test_partial_ratio = 0.2;
 	if (xdg && *xdg == '/')
 		buf_addf(&state, "%s/perfbot", xdg);
 	else if (home && *home == '/')
@@ -496,6 +499,25 @@ static int read_ref_prefix(struct config *c, void *field, const char *name, cons
 	return 0;
 }
 
+/* test.fixedRatio, test.noisePercent, test.partialRatio: a decimal number
+ * from 0 to 100 ("0.9", "1", "2.5"). */
+static int read_number(struct config *c, void *field, const char *name, const char *value,
+		       struct buf *err)
+{
+	char *end;
+	double d;
+
+	(void)c;
+	if (need_text(name, value, err) < 0)
+		return -1;
+	errno = 0;
+	d = strtod(value, &end);
+	if (errno || *end || end == value || !strchr("0123456789", *value) || !(d >= 0 && d <= 100))
+		return err_set(err, "%s: '%s' is not a number from 0 to 100 (such as 0.9)", name, value);
+	*(double *)field = d;
+	return 0;
+}
+
 static int read_polarity(struct config *c, const char *name, const char *value, int higher,
 			 struct buf *err)
 {
@@ -732,6 +754,12 @@ static const struct config_key keys[] = {
 	   "where the commits made for requests are kept in perfbot.repo (N appended)"),
 	KEY("test", "acknowledge", CONFIG_BOOL, test_acknowledge, "false",
 	    "an accepted request gets a one-line reply naming the commit made"),
+	FN("test", "fixedRatio", read_number, test_fixed_ratio, "0.9",
+	   "a result is fixed when the tested commit recovered this share of the regression"),
+	FN("test", "noisePercent", read_number, test_noise_percent, "1",
+	   "... or when its headline is within this many percent of the base"),
+	FN("test", "partialRatio", read_number, test_partial_ratio, "0.2",
+	   "partial from this share on; worse when it lost as much again"),
 };
 
 #undef KEY

@@ -122,6 +122,9 @@ struct config {
 	int test_max_per_day;	/* test.maxPerDay: per requester */
 	char *test_ref_prefix;	/* test.refPrefix: "refs/perfbot/tests/", ends in '/' */
 	int test_acknowledge;	/* test.acknowledge: reply to accepted ones too */
+	double test_fixed_ratio;	/* test.fixedRatio: share recovered that is fixed */
+	double test_noise_percent;	/* test.noisePercent: this close to the base is fixed */
+	double test_partial_ratio;	/* test.partialRatio: share recovered that is partial */
 
 	/* [commands] */
 	struct config_list commands_trusted;	/* address patterns (fnmatch,

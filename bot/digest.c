@@ -223,6 +223,8 @@ static struct value *open_view(const struct digest_request *req, const struct st
 		value_object_add_string(o, "what", b.data);
 		value_object_add_string(o, "why", q->why ? q->why : "");
 		value_object_add_bool(o, "has_why", q->why != NULL);
+		value_object_add_string(o, "verdict", q->verdict ? q->verdict : "");
+		value_object_add_bool(o, "has_verdict", q->verdict != NULL);
 		buf_release(&b);
 	}
 	return v;

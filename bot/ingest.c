@@ -473,7 +473,8 @@ static int test_request(struct ingest *in, const struct mail *m, const char *raw
 	struct state_job job;
 	struct state_report rep;
 	struct ask a;
-	struct buf json = BUF_INIT;
+	struct buf json = BUF_INIT, refs = BUF_INIT;
+	size_t i;
 	int has_job = 0, has_rep = 0, ret = 0, r;
 
 	memset(&a, 0, sizeof(a));
@@ -543,7 +544,12 @@ static int test_request(struct ingest *in, const struct mail *m, const char *raw
 			ret = -1;
 		goto out;
 	}
-	if (!has_rep || request_job_json(&a.r, &job, rep.message_id, &json, err) < 0 ||
+	for (i = 0; i < m->nr_references; i++)
+		buf_addf(&refs, "%s%s", i ? " " : "", m->references[i]);
+	if (!m->nr_references && m->nr_in_reply_to)
+		buf_adds(&refs, m->in_reply_to[0]);
+	if (!has_rep || request_job_json(&a.r, &job, rep.message_id, m->subject, refs.data, &json,
+					 err) < 0 ||
 	    request_file_write(in->cfg->state, a.r.id, json.data, json.len, err) < 0 ||
 	    test_answer(in, m, mid, &a.r, &rep, NULL, err) < 0) {
 		if (!has_rep)
@@ -570,6 +576,7 @@ out:
 	buf_release(&a.url);
 	buf_release(&a.branch);
 	buf_release(&json);
+	buf_release(&refs);
 	return ret;
 }
 

@@ -9,6 +9,7 @@
 #include "intake.h"
 #include "message.h"
 #include "mboxrd.h"
+#include "result.h"
 #include "spool.h"
 #include "value.h"
 #include "xalloc.h"
@@ -401,6 +402,123 @@ done:
 	return ret;
 }
 
+/*
+ * A test result (result.h): checked against its request in the state,
+ * rendered as the reply to the request mail (or, a follow-up result, to
+ * the first result), and queued with the request made answered in one
+ * transaction.  Results are never coalesced and never wait.
+ */
+static int queue_result(struct intake *in, struct item *it, struct buf *err)
+{
+	struct report *r = it->report;
+	struct result_request q;
+	struct render_request req;
+	struct rendered out;
+	struct state_report row;
+	struct address from;
+	struct buf why = BUF_INIT, refs = BUF_INIT, rcpt = BUF_INIT;
+	char *to = NULL, *cc = NULL, *sources[1];
+	int64_t id = 0;
+	size_t i;
+	int ret = 0, e;
+
+	memset(&out, 0, sizeof(out));
+	memset(&from, 0, sizeof(from));
+	e = result_request_load(in->st, r->request, &q, &why, err);
+	if (e < 0)
+		return -1;
+	if (e == 0 || result_check(in->env->repo, r, &q, &why)) {
+		if (e == 0)
+			err_prefix(&why, "%s: ", r->name);
+		ret = reject(in, it, why.data, err);
+		goto done;
+	}
+	memset(&req, 0, sizeof(req));
+	req.report = r;
+	req.created = in->now;
+	req.answer = &q;
+	if (render_report(in->env, &req, &out, &why) < 0 ||
+	    address_parse(in->cfg->from, &from, &why) < 0) {
+		ret = reject(in, it, why.data, err);
+		goto done;
+	}
+	if (in->dry_run) {
+		mboxrd_append(in->dry_mbox, from.email, in->now, out.mail.data, out.mail.len);
+		event_log_say(&in->log, "would queue <%s> (result of request %lld, %s) %s", out.message_id,
+			      (long long)q.number, out.verdict, out.subject);
+		it->done = 1;
+		in->queued++;
+		goto done;
+	}
+	memset(&row, 0, sizeof(row));
+	row.message_id = out.message_id;
+	row.kind = STATE_KIND_NOTICE;
+	row.parent_id = q.parent_id;
+	row.thread_key = out.identity;
+	row.identity = out.identity;
+	row.subject = out.subject;
+	row.from_name = from.name;
+	row.from_email = from.email;
+	row.in_reply_to = q.first_result ? q.first_result : q.message_id;
+	for (i = 0; i < out.nr_references; i++)
+		buf_addf(&refs, "%s%s", i ? " " : "", out.references[i]);
+	row.refs = refs.len ? refs.data : NULL;
+	row.env_from = from.email;
+	to = join_lines(&out.rcpt.to, 1);
+	cc = join_lines(out.rcpt.cc, out.rcpt.nr_cc);
+	buf_addf(&rcpt, "%s%s%s", to, *cc ? "\n" : "", cc);
+	row.env_rcpt = rcpt.data;
+	row.to_addrs = to;
+	row.cc_addrs = cc;
+	row.mail = out.mail.data;
+	row.mail_len = out.mail.len;
+	sources[0] = it->source;
+	row.sources = sources;
+	row.nr_sources = 1;
+	row.created = in->now;
+	/* the mail and the request's answer in one transaction: a run killed
+	 * in between leaves neither, and the spool file is still there */
+	e = state_begin(in->st, err);
+	if (e == 0)
+		e = state_report_add(in->st, &row, &id, err);
+	if (e == 0) {
+		int moved = state_request_answer(in->st, q.number, out.verdict, out.message_id, in->now, err);
+
+		if (moved == 0)
+			err_set(err, "request %lld changed state while its result was queued",
+				(long long)q.number);
+		if (moved <= 0)
+			e = -1;
+	}
+	if (e >= 0 && state_commit(in->st, err) < 0)
+		e = -1;
+	else if (e < 0)
+		state_rollback(in->st);
+	if (e < 0) {
+		ret = -1;
+		goto done;
+	}
+	if (e == STATE_EXISTS)
+		event_log_say(&in->log, "already in the outbox: %s", err->data);
+	else
+		event_log_say(&in->log, "queued report %lld <%s> (result of request %lld, %s) %s",
+			      (long long)id, out.message_id, (long long)q.number, out.verdict, out.subject);
+	in->queued++;
+	it->done = 1;
+	if (it->in_spool && spool_done(in->cfg->state, it->name, err) < 0)
+		ret = -1;
+done:
+	result_request_release(&q);
+	rendered_release(&out);
+	address_release(&from);
+	buf_release(&why);
+	buf_release(&refs);
+	buf_release(&rcpt);
+	free(to);
+	free(cc);
+	return ret;
+}
+
 /* Groups the loaded items and queues each group that is ready. */
 static int take(struct intake *in, struct item *items, size_t n, int wait, struct buf *err)
 {
@@ -412,9 +530,14 @@ static int take(struct intake *in, struct item *items, size_t n, int wait, struc
 	for (i = 0; i < n && ret == 0; i++) {
 		if (items[i].done || !items[i].report)
 			continue;
+		if (items[i].report->request) {
+			ret = queue_result(in, &items[i], err);
+			continue;
+		}
 		ng = 0;
 		for (j = i; j < n; j++)
-			if (!items[j].done && items[j].report && same_group(&items[i], &items[j]))
+			if (!items[j].done && items[j].report && !items[j].report->request &&
+			    same_group(&items[i], &items[j]))
 				group[ng++] = &items[j];
 		/* items are in arrival order: group[0] is the oldest */
 		if (wait && in->flush && in->now - group[0]->arrival < (int64_t)in->cfg->coalesce_minutes * 60)
@@ -575,7 +698,11 @@ int intake_spool_waiting(const struct config *cfg, int64_t now, struct intake_wa
 			continue;
 		}
 		buf_reset(&why);
-		buf_addf(&why, "%s\n%s", r->tree, r->commit);
+		/* a test result is never coalesced: it goes at the next send */
+		if (r->request)
+			buf_addf(&why, "result\n%s", names.v[i]);
+		else
+			buf_addf(&why, "%s\n%s", r->tree, r->commit);
 		f[i].key = buf_detach(&why, NULL);
 		report_free(r);
 	}
@@ -587,7 +714,8 @@ int intake_spool_waiting(const struct config *cfg, int64_t now, struct intake_wa
 		for (j = 0; j < names.nr; j++)
 			if (f[j].key && !strcmp(f[i].key, f[j].key) && f[j].arrival < oldest)
 				oldest = f[j].arrival;
-		out->v[out->nr - names.nr + i].until = now - oldest < wait ? oldest + wait : 0;
+		out->v[out->nr - names.nr + i].until = now - oldest < wait &&
+			strncmp(f[i].key, "result\n", 7) ? oldest + wait : 0;
 	}
 	for (i = 0; i < names.nr; i++)
 		free(f[i].key);

@@ -44,7 +44,7 @@ static void why_add(struct recipient_why *w, const char *reason)
 	w->reasons[w->nr++] = xstrdup(reason);
 }
 
-static void why_release(struct recipient_why *w)
+void recipient_why_release(struct recipient_why *w)
 {
 	size_t i;
 
@@ -276,7 +276,7 @@ static void cands_release(struct cands *c)
 
 	for (i = 0; i < c->nr; i++) {
 		address_release(&c->v[i].a);
-		why_release(&c->v[i].why);
+		recipient_why_release(&c->v[i].why);
 		free(c->v[i].because);
 	}
 	free(c->v);
@@ -356,16 +356,16 @@ void recipients_release(struct recipients *r)
 	size_t i;
 
 	address_release(&r->to);
-	why_release(&r->to_why);
+	recipient_why_release(&r->to_why);
 	for (i = 0; i < r->nr_cc; i++) {
 		address_release(&r->cc[i]);
-		why_release(&r->cc_why[i]);
+		recipient_why_release(&r->cc_why[i]);
 	}
 	free(r->cc);
 	free(r->cc_why);
 	for (i = 0; i < r->nr_dropped; i++) {
 		address_release(&r->dropped[i].addr);
-		why_release(&r->dropped[i].why);
+		recipient_why_release(&r->dropped[i].why);
 		free(r->dropped[i].because);
 	}
 	free(r->dropped);

@@ -98,6 +98,9 @@ int recipients_build(const struct recipients_input *in, struct recipients *out,
 		     struct buf *notes, struct buf *err);
 void recipients_release(struct recipients *r);
 
+/* Frees w's reasons. */
+void recipient_why_release(struct recipient_why *w);
+
 /* Appends the reasons joined by ", ". */
 void recipient_why_format(struct buf *out, const struct recipient_why *w);
 

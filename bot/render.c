@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "compare.h"
@@ -291,7 +292,11 @@ static int facts_gather(struct render_env *env, const struct report *r, struct f
 		else if (repo_lookup(env->repo, base, &f->bases[i], err) < 0)
 			return r->tests[i].base ? err_prefix(err, "%s: tests[%zu].base: ", r->name, i)
 						: err_prefix(err, "%s: base: ", r->name);
-		if (resolve_kind(env->cfg, r, i, &f->kinds[i], err) < 0)
+		/* a result answers a regression report (requests are taken for
+		 * those only); an error result has no numbers to say it */
+		if (r->request)
+			f->kinds[i] = REPORT_KIND_REGRESSION;
+		else if (resolve_kind(env->cfg, r, i, &f->kinds[i], err) < 0)
 			return -1;
 	}
 	return 0;
@@ -400,6 +405,110 @@ void render_routing_text(struct buf *out, const struct recipients *rcpt,
 	}
 }
 
+/* A result's reply goes To the requester and Cc the report's recipients
+ * (the requester once). */
+static int answer_recipients(struct recipients *rcpt, const struct result_request *q,
+			     struct buf *err)
+{
+	struct address to;
+	struct recipient_why why;
+	size_t i, n = 0;
+	struct address *cc = xcalloc(rcpt->nr_cc + 1, sizeof(*cc));
+	struct recipient_why *cc_why = xcalloc(rcpt->nr_cc + 1, sizeof(*cc_why));
+
+	memset(&to, 0, sizeof(to));
+	if (address_parse(q->requester_email, &to, err) < 0) {
+		free(cc);
+		free(cc_why);
+		return err_prefix(err, "request %lld: the requester cannot be answered: ",
+				  (long long)q->number);
+	}
+	free(to.name);
+	to.name = xstrdup(q->requester_name);
+	memset(&why, 0, sizeof(why));
+	why.reasons = xcalloc(1, sizeof(*why.reasons));
+	why.reasons[why.nr++] = xstrdup("asked for the test");
+	for (i = 0; i <= rcpt->nr_cc; i++) {
+		struct address *a = i ? &rcpt->cc[i - 1] : &rcpt->to;
+		struct recipient_why *w = i ? &rcpt->cc_why[i - 1] : &rcpt->to_why;
+
+		if (!strcasecmp(a->email, to.email)) {
+			address_release(a);
+			recipient_why_release(w);
+			continue;
+		}
+		cc[n] = *a;
+		cc_why[n++] = *w;
+	}
+	free(rcpt->cc);
+	free(rcpt->cc_why);
+	rcpt->to = to;
+	rcpt->to_why = why;
+	rcpt->cc = cc;
+	rcpt->cc_why = cc_why;
+	rcpt->nr_cc = n;
+	return 0;
+}
+
+/* The result's subject, References and identity. */
+static void answer_thread(struct rendered *out, const struct result_request *q,
+			  struct buf *subject, struct buf *id, int64_t created)
+{
+	char **refs = NULL;
+	size_t nr = 0, i;
+
+	if (strncasecmp(q->subject, "Re:", 3))
+		buf_adds(subject, "Re: ");
+	if (*q->subject)
+		buf_adds(subject, q->subject);
+	else
+		buf_addf(subject, "test request %lld", (long long)q->number);
+	message_refs_split(q->references, &refs, &nr);
+	out->references = xcalloc(nr + 2, sizeof(*out->references));
+	for (i = 0; i < nr; i++)
+		out->references[out->nr_references++] = refs[i];
+	free(refs);
+	out->references[out->nr_references++] = xstrdup(q->message_id);
+	if (q->first_result)
+		out->references[out->nr_references++] = xstrdup(q->first_result);
+	buf_addf(id, "result of request %lld at %lld\n", (long long)q->number, (long long)created);
+}
+
+/* The commits a result names, looked up: 0 or -1. */
+static int answer_commits(struct render_env *env, const struct report *r, struct facts *f,
+			  struct commit_info *upon, struct commit_info *tested,
+			  struct result_commits *c, struct buf *err)
+{
+	c->base = &f->bases[0];
+	c->head = &f->head;
+	if (repo_lookup(env->repo, r->extra[r->nr_extra - 1].commit, tested, err) < 0)
+		return err_prefix(err, "%s: extra[%zu]: ", r->name, r->nr_extra - 1);
+	c->tested = tested;
+	c->upon = &f->head;
+	if (r->nr_extra > 1) {
+		if (repo_lookup(env->repo, r->extra[r->nr_extra - 2].commit, upon, err) < 0)
+			return err_prefix(err, "%s: extra[%zu]: ", r->name, r->nr_extra - 2);
+		c->upon = upon;
+	}
+	return 0;
+}
+
+/* The template of a result: NAME-test-result, else test-result. */
+static int answer_template(struct render_env *env, const struct render_request *req,
+			   const struct template **out, struct buf *err)
+{
+	struct buf name = BUF_INIT;
+	int r;
+
+	buf_addf(&name, "%s-test-result", req->template_name ? req->template_name
+							     : env->cfg->template_name);
+	r = template_set_lookup(env->templates, name.data, out, err);
+	buf_release(&name);
+	if (r < 0 || *out)
+		return r;
+	return template_set_get(env->templates, "test-result", out, err);
+}
+
 int render_report(struct render_env *env, const struct render_request *req,
 		  struct rendered *out, struct buf *err)
 {
@@ -416,12 +525,17 @@ int render_report(struct render_env *env, const struct render_request *req,
 	struct message_fields mf;
 	const struct config_tree *ct;
 	const char *repo_url;
+	const struct result_request *q = req->answer;
+	struct commit_info upon, tested;
+	struct result_commits rc;
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	buf_init(&out->notes);
 	buf_init(&out->mail);
 	memset(&from, 0, sizeof(from));
+	memset(&upon, 0, sizeof(upon));
+	memset(&tested, 0, sizeof(tested));
 	if (facts_gather(env, r, &f, err) < 0)
 		goto done;
 	if (address_parse(cfg->from, &from, err) < 0) {
@@ -437,9 +551,18 @@ int render_report(struct render_env *env, const struct render_request *req,
 		goto done;
 	}
 
+	if (r->request && !q) {
+		err_set(err, "%s: a test result (\"request\": %ld) is rendered with its request", r->name,
+			r->request);
+		goto done;
+	}
+	if (q && answer_commits(env, r, &f, &upon, &tested, &rc, err) < 0)
+		goto done;
 	date_format_stamp(&stamp, req->created, cfg->timezone);
 	render_identity(&id, r, f.head.id);
-	if (req->parent)
+	if (q)
+		answer_thread(out, q, &subject, &id, req->created);
+	else if (req->parent)
 		buf_addf(&id, "followup of %s at %lld\n", req->parent->message_id,
 			 (long long)req->created);
 	else if (req->after)
@@ -455,7 +578,9 @@ int render_report(struct render_env *env, const struct render_request *req,
 
 	if (report_has_numbers(r))
 		compare_format_percent(&percent, compare_metric_change(&r->tests[0].metrics[r->tests[0].headline_index]));
-	if (req->parent) {
+	if (q) {
+		out->verdict = result_verdict(cfg, r, NULL);
+	} else if (req->parent) {
 		if (strncmp(req->parent->subject, "Re: ", 4))
 			buf_adds(&subject, "Re: ");
 		buf_adds(&subject, req->parent->subject);
@@ -467,7 +592,8 @@ int render_report(struct render_env *env, const struct render_request *req,
 	out->subject = xstrdup(subject.data);
 	out->regression = f.kinds[0] == REPORT_KIND_REGRESSION;
 	if (route_and_recipients(env, r, tree.data, &f.head, &out->route, &out->rcpt, &out->notes,
-				 err) < 0)
+				 err) < 0 ||
+	    (q && answer_recipients(&out->rcpt, q, err) < 0))
 		goto done;
 
 	vf.cfg = cfg;
@@ -485,8 +611,10 @@ int render_report(struct render_env *env, const struct render_request *req,
 		err_prefix(err, "%s: ", r->name);
 		goto done;
 	}
+	if (q)
+		value_object_add(view, "result", result_view(cfg, r, q, &rc));
 	buf_grow(&body, 48 * 1024);	/* most reports fit: grown once (below 64 KiB, whose free makes glibc consolidate) */
-	if (render_template(env, req, &tmpl, err) < 0 ||
+	if ((q ? answer_template(env, req, &tmpl, err) : render_template(env, req, &tmpl, err)) < 0 ||
 	    template_render(env->templates, tmpl, view, &topt, &body, err) < 0)
 		goto done;
 
@@ -500,7 +628,11 @@ int render_report(struct render_env *env, const struct render_request *req,
 	mf.date = req->created;
 	mf.zone = cfg->timezone;
 	mf.message_id = out->message_id;
-	if (req->parent) {
+	if (q) {
+		mf.in_reply_to = q->first_result ? q->first_result : q->message_id;
+		mf.references = (const char *const *)out->references;
+		mf.nr_references = out->nr_references;
+	} else if (req->parent) {
 		mf.in_reply_to = req->parent->message_id;
 		mf.references = (const char *const *)out->references;
 		mf.nr_references = out->nr_references;
@@ -513,6 +645,8 @@ int render_report(struct render_env *env, const struct render_request *req,
 	ret = 0;
 done:
 	facts_release(&f);
+	commit_info_release(&upon);
+	commit_info_release(&tested);
 	address_release(&from);
 	value_free(view);
 	buf_release(&stamp);

@@ -17,6 +17,7 @@
 #include "recipients.h"
 #include "report.h"
 #include "repo.h"
+#include "result.h"
 #include "route.h"
 #include "state.h"
 #include "template.h"
@@ -54,10 +55,19 @@ struct render_request {
 					 * or failed), or NULL; the minted Message-ID
 					 * then hashes it too, so the two never share
 					 * one, even within the same minute */
+	const struct result_request *answer;	/* a test result ("request": N):
+					 * the request it answers, checked with
+					 * result_check(); its reply is rendered
+					 * (template NAME-test-result, else
+					 * test-result): "Re: " the request mail's
+					 * subject, In-Reply-To it (a follow-up
+					 * result: the first result), To the
+					 * requester, Cc the report's recipients */
 };
 
 struct rendered {
 	char *message_id;	/* without <> */
+	const char *verdict;	/* a test result: result_verdict()'s, else NULL */
 	int regression;		/* its first test's kind, resolved, is a regression */
 	char *subject;		/* decoded */
 	char **references;	/* a follow-up's References (oldest first) */

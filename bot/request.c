@@ -33,7 +33,8 @@ static int folder(struct buf *out, const char *dir, const char *sub, struct buf 
 }
 
 int request_job_json(const struct state_request *r, const struct state_job *job,
-		     const char *report_mid, struct buf *out, struct buf *err)
+		     const char *report_mid, const char *mail_subject, const char *mail_refs,
+		     struct buf *out, struct buf *err)
 {
 	struct value *o = value_new_object(), *tests = NULL, *v;
 	struct buf when = BUF_INIT;
@@ -51,6 +52,8 @@ int request_job_json(const struct state_request *r, const struct state_job *job,
 	value_object_set(o, "report", value_new_integer(r->report_id));
 	value_object_set_string(o, "report_message_id", report_mid);
 	value_object_set_string(o, "request_message_id", r->message_id);
+	value_object_set_string(o, "request_subject", mail_subject ? mail_subject : "");
+	value_object_set_string(o, "request_references", mail_refs ? mail_refs : "");
 	v = value_object_set(o, "requested_by", value_new_object());
 	value_object_set_string(v, "name", r->requester_name ? r->requester_name : "");
 	value_object_set_string(v, "email", r->requester_email);
@@ -68,6 +71,9 @@ int request_job_json(const struct state_request *r, const struct state_job *job,
 	} else {
 		value_object_set_string(v, "commit", r->commit_id);
 	}
+	value_object_set_string(o, "what", state_request_what_name(r->what));
+	value_object_set(o, "patch_subject", r->what == STATE_REQUEST_PATCH && r->subject ?
+			 value_new_string(r->subject) : value_new_null());
 	value_object_set(o, "tests", tests);
 	value_write_json(out, o, 2);
 	buf_addc(out, '\n');

@@ -29,11 +29,15 @@
 /*
  * The job file's JSON for request r (accepted: its commit, or its git URL
  * and branch) of the report with Message-ID report_mid, with the report's
- * job (its commits, tree and tests as kept).  Appends to out, one object and a
- * newline.  -1 when job->tests is not a JSON array.
+ * job (its commits, tree and tests as kept), and the request mail's
+ * subject and References (space-separated, or NULL): what a result's
+ * reply needs when `render --request FILE` has no state to ask.  Appends
+ * to out, one object and a newline.  -1 when job->tests is not a JSON
+ * array.
  */
 int request_job_json(const struct state_request *r, const struct state_job *job,
-		     const char *report_mid, struct buf *out, struct buf *err);
+		     const char *report_mid, const char *mail_subject, const char *mail_refs,
+		     struct buf *out, struct buf *err);
 
 /* Writes DIR/requests/pending/N.json with json (replacing one a killed
  * run left), atomically. */

@@ -100,6 +100,8 @@ void state_request_release(struct state_request *r)
 	free(r->head);
 	free(r->ref);
 	free(r->why);
+	free(r->verdict);
+	free(r->result_message_id);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -218,7 +220,8 @@ int state_request_count_since(struct state *st, const char *email, int64_t since
 
 #define REQUEST_COLUMNS \
 	"id, report_id, message_id, requester_name, requester_email, requested, what, args, " \
-	"subject, url, branch, commit_id, base, head, ref, state, why, changed"
+	"subject, url, branch, commit_id, base, head, ref, state, why, changed, verdict, " \
+	"result_message_id, results"
 
 static void request_from_row(sqlite3_stmt *s, struct state_request *r)
 {
@@ -248,6 +251,9 @@ static void request_from_row(sqlite3_stmt *s, struct state_request *r)
 	free(w);
 	r->why = sdb_col_str(s, 16);
 	r->changed = sdb_col_int(s, 17);
+	r->verdict = sdb_col_str(s, 18);
+	r->result_message_id = sdb_col_str(s, 19);
+	r->results = sdb_col_int(s, 20);
 }
 
 int state_request_list(struct state *st, int64_t report_id, struct state_requests *out,
@@ -306,6 +312,32 @@ int state_request_set_state(struct state *st, int64_t id, enum state_request_sta
 		sdb_bind_int(&q, now);
 		sdb_bind_int(&q, id);
 		sdb_bind_int(&q, (int64_t)mask);
+		ret = sdb_stmt_run(&q, err);
+		if (ret == 0)
+			changed = sqlite3_changes(st->db) > 0;
+	}
+	ret = sdb_tx_end(st, ret, err);
+	return ret < 0 ? -1 : changed;
+}
+
+int state_request_answer(struct state *st, int64_t id, const char *verdict,
+			 const char *result_mid, int64_t now, struct buf *err)
+{
+	struct stmt q;
+	int ret = -1, changed = 0;
+
+	if (sdb_check_text("the verdict", verdict, 1, err) < 0 ||
+	    sdb_check_text("the result's Message-ID", result_mid, 1, err) < 0)
+		return err_prefix(err, "%s: ", st->path);
+	if (sdb_tx_begin(st, 1, err) < 0)
+		return -1;
+	if (sdb_stmt_prepare(st, &q, "UPDATE requests SET state = 'answered', verdict = ?, "
+			     "result_message_id = IFNULL(result_message_id, ?), results = results + 1, "
+			     "changed = ? WHERE id = ? AND state IN ('taken', 'answered')", err) == 0) {
+		sdb_bind_text(&q, verdict);
+		sdb_bind_text(&q, result_mid);
+		sdb_bind_int(&q, now);
+		sdb_bind_int(&q, id);
 		ret = sdb_stmt_run(&q, err);
 		if (ret == 0)
 			changed = sqlite3_changes(st->db) > 0;

@@ -426,6 +426,15 @@ static const char *const migrations[] = {
 	");"
 	"CREATE INDEX requests_report ON requests(report_id);"
 	"CREATE INDEX requests_requester ON requests(requester_email, requested);",
+	/* 9: fix test results, self-contained (renumber freely): an
+	 * answered request's verdict (the newest result's, or 'error' when
+	 * the tested kernel did not build or boot), the Message-ID of its
+	 * first result mail (later results answer it) and how many results
+	 * came */
+	"ALTER TABLE requests ADD COLUMN verdict TEXT"
+	"  CHECK (verdict IN ('fixed', 'partial', 'worse', 'not-fixed', 'error'));"
+	"ALTER TABLE requests ADD COLUMN result_message_id TEXT;"
+	"ALTER TABLE requests ADD COLUMN results INTEGER NOT NULL DEFAULT 0;",
 };
 
 struct state;
@@ -433,7 +442,7 @@ static int migrate_4(struct state *st, struct buf *err);
 
 /* What a migration does beyond its SQL, in its transaction; NULL = nothing. */
 static int (*const migration_code[])(struct state *st, struct buf *err) = {
-	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL, NULL,
+	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL, NULL, NULL,
 };
 
 _Static_assert(N(migrations) == STATE_SCHEMA_VERSION && N(migration_code) == STATE_SCHEMA_VERSION,

@@ -74,7 +74,7 @@
 #include "buf.h"
 #include "fixes.h"
 
-#define STATE_SCHEMA_VERSION 8		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 9		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -909,6 +909,11 @@ struct state_request {
 	enum state_request_state state;
 	char *why;		/* refused or dropped: why */
 	int64_t changed;	/* when its state last changed */
+	char *verdict;		/* answered: the newest result's verdict ("fixed",
+				   "partial", "worse", "not-fixed", verdict.h; "error"
+				   when the kernel did not build or boot); else NULL */
+	char *result_message_id;	/* answered: its first result mail */
+	int64_t results;	/* result mails queued for it */
 };
 
 struct state_requests {
@@ -942,5 +947,12 @@ int state_request_get(struct state *st, int64_t id, struct state_request *out, s
  * moved, 0 when it was in none of them, -1 on error. */
 int state_request_set_state(struct state *st, int64_t id, enum state_request_state s,
 			    unsigned mask, const char *why, int64_t now, struct buf *err);
+/* Records a result of request id (taken, or answered before: a follow-up
+ * result): answered with verdict, its first result mail result_mid kept
+ * (the later ones answer it), the count of results raised.  Meant for the
+ * transaction that queues the result mail (state_begin()).  1 when
+ * recorded, 0 when the request is in another state, -1 on error. */
+int state_request_answer(struct state *st, int64_t id, const char *verdict,
+			 const char *result_mid, int64_t now, struct buf *err);
 
 #endif

@@ -234,3 +234,32 @@ section.
 
 Signed-off-by: Vipin Sharma <vipin@example.com>
 MSG
+
+# The fix test results (perfbot-requests(1), Results): the patch a
+# maintainer sent, on the regression's head commit, and a later tip with the
+# same patch on it (4 columns: base, head, tip, tip + patch).  Made beside
+# master from sched-head, so their ids depend on nothing after it.
+git checkout -q ':/^sched/fair: Prefer the waker'
+commit test-fix 'Peter Zijlstra' 'peterz@example.org' 1767240000 <<'MSG'
+sched/fair: Keep the previous CPU for idle wakeups
+
+Fixture commit of the fix test results: the patch on the head commit.
+
+Signed-off-by: Peter Zijlstra <peterz@example.org>
+MSG
+git branch test-fix
+git checkout -q ':/^sched/fair: Prefer the waker'
+commit test-tip 'Fixture' 'fixture@example.org' 1767240600 <<'MSG'
+sched/core: Account the wakeup latency per runqueue
+
+Fixture commit of the fix test results: the tip the patch went on.
+MSG
+commit test-tip-fix 'Peter Zijlstra' 'peterz@example.org' 1767241200 <<'MSG'
+sched/fair: Keep the previous CPU for idle wakeups
+
+Fixture commit of the fix test results: the patch on the tip.
+
+Signed-off-by: Peter Zijlstra <peterz@example.org>
+MSG
+git branch test-tip-fix
+git checkout -q master

@@ -4,8 +4,9 @@
  * buf.h; static functions.
  *
  * The migrations are tested from databases of older versions, made by
- * hand from one of this version.  schema_undo_requests() undoes schema 8
- * (fix testing: its tables dropped); schema_undo_known() undoes it and
+ * hand from one of this version.  schema_undo_results() undoes schema 9
+ * (a request's results: its columns dropped); schema_undo_requests() undoes
+ * it and schema 8 (fix testing: its tables dropped); schema_undo_known() undoes it and
  * schema 7 (the known messages include the outbox's mails not sent yet):
  * the view of version 6 made again.  schema_undo_track() undoes those and
  * schema 6 (perfbot-track(1)): its tables and index dropped, reports rebuilt with version
@@ -39,12 +40,27 @@ static void exec_or_fail(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, msg ? msg : "?");
 }
 
+/* Makes the database at path what schema version 8 left: requests
+ * without their results. */
+static void schema_undo_results(const char *path)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_or_fail(db, "BEGIN; ALTER TABLE requests DROP COLUMN verdict; "
+		     "ALTER TABLE requests DROP COLUMN result_message_id; "
+		     "ALTER TABLE requests DROP COLUMN results; "
+		     "DELETE FROM schema_version WHERE version = 9; COMMIT");
+	sqlite3_close(db);
+}
+
 /* Makes the database at path what schema version 7 left: no fix testing
  * tables. */
 static void schema_undo_requests(const char *path)
 {
 	sqlite3 *db;
 
+	schema_undo_results(path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_or_fail(db, "BEGIN; DROP TABLE requests; DROP TABLE report_jobs; "
 		     "DELETE FROM schema_version WHERE version = 8; COMMIT");

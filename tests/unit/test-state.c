@@ -849,6 +849,69 @@ static void unsent_mail_is_known(void **state)
 	buf_release(&err);
 }
 
+/* A request's results (schema 9): answered only from taken or answered,
+ * the first result's Message-ID kept, the newest verdict shown; and a
+ * version 8 database gains the columns with its requests kept. */
+static void requests_are_answered_and_migrate(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	struct state_message m;
+	struct state_request r, got;
+	int64_t report = add_report(f->st, "root@example.org", "k"), id = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.message_id = "ask@x.org";
+	m.report_id = report;
+	m.ingested = 1;
+	ok(state_message_add(f->st, &m, NULL, &err), &err, "request mail");
+	memset(&r, 0, sizeof(r));
+	r.report_id = report;
+	r.message_id = "ask@x.org";
+	r.requester_email = "j@x.org";
+	r.requested = T0;
+	r.what = STATE_REQUEST_COMMIT;
+	r.commit_id = "0123456789012345678901234567890123456789";
+	r.state = STATE_REQUEST_PENDING;
+	ok(state_request_add(f->st, &r, &id, &err), &err, "request");
+	/* a pending request has no result */
+	assert_int_equal(state_request_answer(f->st, id, "fixed", "r1@x.org", T0, &err), 0);
+	assert_int_equal(state_request_set_state(f->st, id, STATE_REQUEST_TAKEN, 1u << STATE_REQUEST_PENDING,
+						 NULL, T0, &err), 1);
+	assert_int_equal(state_request_answer(f->st, id, "partial", "r1@x.org", T0 + 1, &err), 1);
+	assert_int_equal(state_request_answer(f->st, id, "fixed", "r2@x.org", T0 + 2, &err), 1);
+	assert_int_equal(state_request_get(f->st, id, &got, &err), 1);
+	assert_int_equal(got.state, STATE_REQUEST_ANSWERED);
+	assert_string_equal(got.verdict, "fixed");
+	assert_string_equal(got.result_message_id, "r1@x.org");
+	assert_int_equal(got.results, 2);
+	assert_int_equal(got.changed, T0 + 2);
+	state_request_release(&got);
+	/* a verdict the schema does not know is refused */
+	assert_int_equal(state_request_answer(f->st, id, "maybe", "r3@x.org", T0, &err), -1);
+	buf_reset(&err);
+
+	/* version 8 -> 9 */
+	state_close(f->st);
+	f->st = NULL;
+	buf_addf(&path, "%s/state.db", f->state);
+	schema_undo_results(path.data);
+	ok(state_open(f->state, &f->st, &err), &err, "migrating from version 8");
+	assert_int_equal(state_request_get(f->st, id, &got, &err), 1);
+	assert_int_equal(got.state, STATE_REQUEST_ANSWERED);	/* as version 8 had it */
+	assert_null(got.verdict);
+	assert_null(got.result_message_id);
+	assert_int_equal(got.results, 0);
+	state_request_release(&got);
+	assert_int_equal(state_request_answer(f->st, id, "worse", "r4@x.org", T0 + 3, &err), 1);
+	assert_int_equal(state_request_get(f->st, id, &got, &err), 1);
+	assert_string_equal(got.verdict, "worse");
+	assert_string_equal(got.result_message_id, "r4@x.org");
+	state_request_release(&got);
+	buf_release(&path);
+	buf_release(&err);
+}
+
 static void due_ids(struct state *st, int64_t now, size_t limit, int64_t *ids, size_t *nr)
 {
 	struct state_reports due = { 0 };
@@ -1940,6 +2003,7 @@ int main(void)
 		T(open_creates_a_private_wal_database),
 		T(readonly_close_writes_nothing),
 		T(reopen_keeps_data_and_migrates_once),
+		T(requests_are_answered_and_migrate),
 		T(report_round_trips),
 		T(transitions_follow_the_table),
 		T(unknown_report_is_an_error),
