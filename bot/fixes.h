@@ -84,7 +84,9 @@ struct fix_trailer {
 /* One commit's facts.  Borrowed strings, valid for the call they are
  * given to. */
 struct fix_commit {
-	const char *id;			/* 40 lowercase hex digits */
+	const char *id;			/* 40 lowercase hex digits; "" for a patch
+					   mail, which is no commit yet (then no
+					   fixed-by matches: bot/posted.h) */
 	const char *subject;		/* first paragraph on one line; "" if none */
 	int64_t date;			/* committer date, seconds since the epoch (UTC) */
 	const struct fix_trailer *trailers;	/* in message order */
