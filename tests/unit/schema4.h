@@ -4,7 +4,8 @@
  * buf.h; static functions.
  *
  * The migrations are tested from databases of older versions, made by
- * hand from one of this version.  schema_undo_requests() undoes schema 8
+ * hand from one of this version.  schema_undo_posted() undoes schema 10
+ * (posted fixes) and the free 9; schema_undo_requests() undoes them and schema 8
  * (fix testing: its tables dropped); schema_undo_known() undoes it and
  * schema 7 (the known messages include the outbox's mails not sent yet):
  * the view of version 6 made again.  schema_undo_track() undoes those and
@@ -39,12 +40,25 @@ static void exec_or_fail(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, msg ? msg : "?");
 }
 
+/* Makes the database at path what schema version 8 left: no posted
+ * fixes (schema 10), and 9, this branch's free number, undone too. */
+static void schema_undo_posted(const char *path)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_or_fail(db, "BEGIN; DROP TABLE posted_fixes; ALTER TABLE fixes DROP COLUMN posted; "
+		     "DELETE FROM schema_version WHERE version IN (9, 10); COMMIT");
+	sqlite3_close(db);
+}
+
 /* Makes the database at path what schema version 7 left: no fix testing
  * tables. */
 static void schema_undo_requests(const char *path)
 {
 	sqlite3 *db;
 
+	schema_undo_posted(path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_or_fail(db, "BEGIN; DROP TABLE requests; DROP TABLE report_jobs; "
 		     "DELETE FROM schema_version WHERE version = 8; COMMIT");
