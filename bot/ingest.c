@@ -756,23 +756,29 @@ static int posted_find(struct ingest *in, const struct mail *m, const char *raw,
 		       struct posted *pf, struct buf *err)
 {
 	struct trailer_list tl = TRAILER_LIST_INIT;
-	struct patchmail *p;
+	struct patchmail *p = NULL;
 	struct buf header = BUF_INIT;
 
 	if (posted_index(in, err) < 0)
 		return -1;
-	/* the cheap test first: a line that may be such a trailer */
+	/* the cheap tests first: a line that may be such a trailer, then
+	 * the text's trailers naming a report (most patches on a list carry
+	 * a Link: or a Fixes: naming none); only then the patch is read */
 	if (!in->fixes || !fix_index_wants(in->fixes, "", m->text))
 		return 0;
+	patchmail_subject(m->subject, &header, &pf->version);
+	if (!posted_scan(in->fixes, header.data, m->text, &tl, &pf->matches))
+		goto done;
 	p = patchmail_read(raw, len);
-	if (p || posted_subject_is_patch(m->subject)) {
-		patchmail_subject(m->subject, &header, &pf->version);
-		if (p)
-			buf_adds(&pf->subject, p->subject);
-		else
-			buf_adds(&pf->subject, header.data);
-		posted_scan(in->fixes, pf->subject.data, p ? p->message : m->text, &tl, &pf->matches);
+	if (p) {
+		buf_adds(&pf->subject, p->subject);
+		posted_scan(in->fixes, pf->subject.data, p->message, &tl, &pf->matches);
+	} else if (posted_subject_is_patch(m->subject)) {
+		buf_adds(&pf->subject, header.data);
+	} else {
+		pf->matches.nr = 0;	/* no patch */
 	}
+done:
 	trailer_list_release(&tl);
 	buf_release(&header);
 	patchmail_free(p);

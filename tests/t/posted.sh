@@ -7,9 +7,9 @@
 # arrive in new threads, through a Maildir and through stdin:
 #   A  [PATCH] with Closes: to the report, then [PATCH v2] of it (the v2
 #      through both sources: recorded once)
-#   B  a patch with Link: to B's follow-up
-#   C  a patch with Fixes: C's head and perfbot's Reported-by:, and one
-#      with Fixes: without it (no posted fix)
+#   B  a patch with Link: to B's follow-up, and a [PATCH RFC] in B's thread
+#   C  a patch with Fixes: C's head and perfbot's Reported-by:, one with
+#      Fixes: without it (no posted fix), and a diff without [PATCH]
 #   -  a patch naming no report, and a mail that is no patch with Closes:
 #      A (neither recorded)
 # Checked: status and thread (text and --json: posted_fixes, the latest
@@ -169,18 +169,33 @@ patch other@example.org "Wed, 25 Feb 2026 13:00:00 +0000" "[PATCH] mm: something
 Closes: https://lore.kernel.org/all/not-a-report@example.org/
 Signed-off-by: Dev X <devX@example.org>
 EOF
+# a diff makes a patch without [PATCH] in the Subject
+patch c-diff@example.org "Wed, 25 Feb 2026 12:45:00 +0000" "mm: fix C differently" "Dev D <devD@example.org>" \
+	>"$md/new/5b.eml" <<EOF
+Closes: https://lore.kernel.org/all/$mid_C
+EOF
+# a patch in B's own thread: kept there, and a posted fix too
+{
+	printf 'In-Reply-To: <%s>\nReferences: <%s>\n' "$mid_B" "$mid_B"
+	patch b-thread@example.org "Wed, 25 Feb 2026 11:30:00 +0000" "[PATCH RFC] mm: try B" "Dev B <devB@example.org>" <<EOF
+Closes: https://lore.kernel.org/all/$mid_B
+EOF
+} >"$md/new/3b.eml"
 printf 'From: Dev Y <devY@example.org>\nTo: linux-mm@kvack.org\nSubject: mm: A is fixed, I think\nDate: Wed, 25 Feb 2026 14:00:00 +0000\nMessage-ID: <prose@example.org>\n\nSee the thread.\n\nCloses: https://lore.kernel.org/all/%s/\n' \
 	"$mid_A" >"$md/new/7.eml"
 PERFBOT_NOW=$T2 pb ingest - <"$tmp/a-v2.eml" 2>"$tmp/ingest0.log"
 check "ingest -: the v2 through stdin first" grep -q "report [0-9]*: fix posted: <a-v2@example.org> \"mm: fix A\", v2, by devA@example.org (closes)" "$tmp/ingest0.log"
 PERFBOT_NOW=$T2 pb ingest --maildir "$md" 2>"$tmp/ingest1.log"
 check "ingest --maildir: exit 0" test $? -eq 0
-check_eq "ingest: 3 more posted fixes (the v2 through the Maildir is known already)" 1 \
-	"$(grep -c "^ingest: 3 kept, 1 known already, 3 answer no report, .*, 3 posted fixes$" "$tmp/ingest1.log")"
+check_eq "ingest: 5 more posted fixes (the v2 through the Maildir is known already)" 1 \
+	"$(grep -c "^ingest: 5 kept, 1 known already, 3 answer no report, .*, 5 posted fixes$" "$tmp/ingest1.log")"
 check "ingest: the v1 is said" grep -q "fix posted: <a-v1@example.org> \"mm: fix A\", v1, by devA@example.org (closes)" "$tmp/ingest1.log"
 check "ingest: Link: to a follow-up" grep -q "fix posted: <b-v1@example.org> \"mm: fix B\", v1, by devB@example.org (link)" "$tmp/ingest1.log"
 check "ingest: Fixes: with perfbot's Reported-by" grep -q "fix posted: <c-v1@example.org> \"mm: fix C\", v1, by devC@example.org (fixes)" "$tmp/ingest1.log"
 check "ingest: a patch outside every thread is kept" grep -q "<a-v1@example.org> kept: a fix posted for report" "$tmp/ingest1.log"
+check "ingest: a diff without [PATCH] is a patch" grep -q "fix posted: <c-diff@example.org> \"mm: fix C differently\", v1, by devD@example.org (closes)" "$tmp/ingest1.log"
+check "ingest: a patch in the report's thread stays in it" grep -q "<b-thread@example.org> kept in the thread of report" "$tmp/ingest1.log"
+check "ingest: ... and is a posted fix" grep -q "fix posted: <b-thread@example.org> \"mm: try B\", v1, by devB@example.org (closes)" "$tmp/ingest1.log"
 check "ingest: Fixes: without Reported-by is no posted fix" sh -c "! grep -q c-tune '$tmp/ingest1.log'"
 snap
 check_eq "status --json: A's posted fixes, oldest first, v2 the latest" \
@@ -189,9 +204,9 @@ check_eq "status --json: A's posted fixes, oldest first, v2 the latest" \
 check_eq "status --json: subject, author, date in UTC" \
 	"mm: fix A|Dev A|devA@example.org|2026-02-26T08:00:00Z" \
 	"$(q "$mid_A" '"%s|%s|%s|%s" % (r["posted_fixes"][1]["subject"], r["posted_fixes"][1]["author"]["name"], r["posted_fixes"][1]["author"]["email"], r["posted_fixes"][1]["date"])')"
-check_eq "status --json: B's through its follow-up" "b-v1@example.org link True" \
-	"$(q "$mid_B" '" ".join(str(r["posted_fixes"][0][k]) for k in ("message_id", "evidence", "latest"))')"
-check_eq "status --json: C's by Fixes:, the other patch not recorded" "c-v1@example.org fixes" \
+check_eq "status --json: B's through its follow-up, and in its thread" "b-v1@example.org link True | b-thread@example.org closes True" \
+	"$(q "$mid_B" '" | ".join(" ".join(str(p[k]) for k in ("message_id", "evidence", "latest")) for p in r["posted_fixes"])')"
+check_eq "status --json: C's by Fixes: and by a diff, the other patch not recorded" "c-v1@example.org fixes | c-diff@example.org closes" \
 	"$(q "$mid_C" '" | ".join("%s %s" % (p["message_id"], p["evidence"]) for p in r["posted_fixes"])')"
 check_eq "status --json: a posted fix changes no state" "open open open None" \
 	"$(q "$mid_A" '" ".join(x["state"] for x in d["reports"] if not x["subject"].startswith("Re:")) + " " + str(r["fix"])')"
@@ -206,12 +221,12 @@ check_eq "thread --json: posted_fixes" "a-v1@example.org a-v2@example.org" \
 dbq() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchall())' "$state/state.db" "$1"; }
 check_eq "state: the v2, read from two sources, is recorded once" "[(1,)]" \
 	"$(dbq "SELECT COUNT(*) FROM posted_fixes WHERE message_id = 'a-v2@example.org'")"
-check_eq "state: the patch mails are kept outside every thread; the others not" \
-	"[('a-v1@example.org', None), ('a-v2@example.org', None), ('b-v1@example.org', None), ('c-v1@example.org', None)]" \
-	"$(dbq "SELECT message_id, report_id FROM messages WHERE origin = 'ingested' ORDER BY message_id")"
+check_eq "state: the patch mails are kept (outside every thread, but B's own), the others not" \
+	"[('a-v1@example.org', 0), ('a-v2@example.org', 0), ('b-thread@example.org', 1), ('b-v1@example.org', 0), ('c-diff@example.org', 0), ('c-v1@example.org', 0)]" \
+	"$(dbq "SELECT message_id, COALESCE(report_id, 0) > 0 FROM messages WHERE origin = 'ingested' ORDER BY message_id")"
 check_eq "archive: the patch mails are filed, the others not" \
-	"[PATCH net] mm: fix B|[PATCH v2 1/1] mm: fix A|[PATCH] mm: fix A|[PATCH] mm: fix C" \
-	"$(git --git-dir="$state/archive/git/0.git" log --format=%s | grep PATCH | sort | paste -sd'|')"
+	"[PATCH RFC] mm: try B|[PATCH net] mm: fix B|[PATCH v2 1/1] mm: fix A|[PATCH] mm: fix A|[PATCH] mm: fix C|mm: fix C differently" \
+	"$(git --git-dir="$state/archive/git/0.git" log --format=%s | grep -e PATCH -e 'C differently' | sort | paste -sd'|')"
 
 # the same mails again: nothing changes
 cp "$tmp/a-v2.eml" "$md/new/8.eml"
