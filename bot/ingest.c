@@ -759,12 +759,15 @@ static int posted_find(struct ingest *in, const struct mail *m, const char *raw,
 	struct patchmail *p = NULL;
 	struct buf header = BUF_INIT;
 
+	/* the cheap tests first: a line that may be such a trailer (before
+	 * the reports are read: a run of one mail mostly has none), then the
+	 * text's trailers naming a report (most patches on a list carry a
+	 * Link: or a Fixes: naming none); only then the patch is read */
+	if (!fix_message_wants(m->text))
+		return 0;
 	if (posted_index(in, err) < 0)
 		return -1;
-	/* the cheap tests first: a line that may be such a trailer, then
-	 * the text's trailers naming a report (most patches on a list carry
-	 * a Link: or a Fixes: naming none); only then the patch is read */
-	if (!in->fixes || !fix_index_wants(in->fixes, "", m->text))
+	if (!in->fixes)
 		return 0;
 	patchmail_subject(m->subject, &header, &pf->version);
 	if (!posted_scan(in->fixes, header.data, m->text, &tl, &pf->matches))

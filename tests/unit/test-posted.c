@@ -74,6 +74,19 @@ static void patch_subjects(void **state)
 	assert_false(posted_subject_is_patch(NULL));
 }
 
+/* The cheap test before the reports are read: a line that may be a
+ * trailer with evidence. */
+static void texts_worth_reading(void **state)
+{
+	(void)state;
+	assert_true(fix_message_wants("x\n\nCloses: https://l/r/a@b\n"));
+	assert_true(fix_message_wants("LINK : x"));
+	assert_true(fix_message_wants("a\nfixes:\t0123456789ab\n"));
+	assert_false(fix_message_wants("a\n> Closes: x\n"));
+	assert_false(fix_message_wants("Linked: x\nFixed: y\n"));
+	assert_false(fix_message_wants(""));
+}
+
 #define HEAD_A "0123456789abcdef0123456789abcdef01234567"
 #define HEAD_B "89abcdef0123456789abcdef0123456789abcdef"
 
@@ -154,6 +167,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(subject_and_version),
 		cmocka_unit_test(patch_subjects),
+		cmocka_unit_test(texts_worth_reading),
 		cmocka_unit_test(evidence_by_track_rules),
 	};
 
