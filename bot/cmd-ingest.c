@@ -289,6 +289,7 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	};
 
 	memset(&from, 0, sizeof(from));
+	memset(&in, 0, sizeof(in));
 	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
 		return rc;
 	if (args.nr && strcmp(args.v[0], "-")) {
@@ -385,11 +386,11 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_TEMPFAIL;
 		goto fail;
 	}
-	if (verbose || in.kept || in.commands || in.quarantined || in.not_applied || in.not_understood)
+	if (verbose || in.kept || in.commands || in.posted || in.quarantined || in.not_applied || in.not_understood)
 		fprintf(stderr, "ingest: %zu kept, %zu known already, %zu answer no report, %zu not acted on, %zu quarantined, "
-			"%zu commands, %zu not applied, %zu not understood\n",
+			"%zu commands, %zu not applied, %zu not understood, %zu posted fixes\n",
 			in.kept, in.duplicates, in.unrelated, in.ignored, in.quarantined, in.commands,
-			in.not_applied, in.not_understood);
+			in.not_applied, in.not_understood, in.posted);
 	goto done;
 fail:
 	fprintf(stderr, "perfbot ingest: %s\n", err.data);
@@ -397,6 +398,7 @@ done:
 	for (size_t k = 0; k < pend.nr; k++)
 		source_msg_release(&pend.v[k]);
 	free(pend.v);
+	ingest_release(&in);
 	store_close(store);
 	source_close(src);
 	state_close(st);

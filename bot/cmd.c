@@ -133,9 +133,26 @@ void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg
 				landed_list(out, cfg, f->landed);
 			}
 		}
+		if (f->posted)
+			buf_addf(out, "; posted as <%s>", f->posted);
 		if (f->reopened)
 			buf_adds(out, "; set aside by #perfbot reopen");
 		buf_addc(out, '\n');
+	}
+	/* a later version of a patch supersedes the earlier ones here */
+	for (i = 0; i < t->nr_posted; i++) {
+		const struct state_posted_fix *p = &t->posted[i];
+
+		if (!p->latest)
+			continue;
+		buf_addf(out, "%sfix posted: \"%s\", v%u, ", indent, p->subject, p->version);
+		date_format_rfc3339_utc(out, p->date);
+		buf_adds(out, ", by ");
+		if (*p->author_name)
+			buf_addf(out, "%s <%s>", p->author_name, p->author_email);
+		else
+			buf_adds(out, *p->author_email ? p->author_email : "(no From)");
+		buf_addf(out, ", %s <%s>\n", fix_kind_name(p->kind), p->message_id);
 	}
 	for (i = 0; i < t->nr_possible; i++) {
 		const struct state_possible_fix *p = &t->possible[i];
@@ -198,6 +215,10 @@ void cmd_fix_json(struct value *o, const struct state_tracked *t)
 				p++;
 		}
 		value_object_add_bool(fix, "reopened", f->reopened);
+		if (f->posted)
+			value_object_add_string(fix, "posted", f->posted);
+		else
+			value_object_add(fix, "posted", value_new_null());
 	} else {
 		value_object_set(o, "fix", value_new_null());
 	}
@@ -208,6 +229,21 @@ void cmd_fix_json(struct value *o, const struct state_tracked *t)
 		value_object_add_string(e, "commit", t->possible[i].commit);
 		value_object_add_string(e, "subject", t->possible[i].subject);
 		value_object_add_string(e, "ref", t->possible[i].ref);
+	}
+	list = value_object_set(o, "posted_fixes", value_new_array());
+	for (i = 0; t && i < t->nr_posted; i++) {
+		const struct state_posted_fix *p = &t->posted[i];
+		struct value *e = value_array_push(list, value_new_object()), *who;
+
+		value_object_add_string(e, "message_id", p->message_id);
+		value_object_add_string(e, "subject", p->subject);
+		value_object_add(e, "version", value_new_integer((int64_t)p->version));
+		who = value_object_add(e, "author", value_new_object());
+		value_object_add_string(who, "name", p->author_name);
+		value_object_add_string(who, "email", p->author_email);
+		value_object_add(e, "date", cmd_json_time(p->date));
+		value_object_add_string(e, "evidence", fix_kind_name(p->kind));
+		value_object_add_bool(e, "latest", p->latest);
 	}
 }
 

@@ -50,10 +50,12 @@ int cmd_report_number(const char *s, int64_t *out, struct buf *err);
 char *cmd_strip_angles(const char *id);
 
 /*
- * A report's fix and possible fixes (perfbot-track(1)), the one way status and
- * thread show them: lines for people, each starting with indent, and the
- * JSON of spec/cli-json.md ("fix": null or an object, "possible_fixes":
- * a list), added to o.
+ * A report's fix, possible fixes and posted fixes (perfbot-track(1),
+ * perfbot-ingest(1)), the one way status and thread show them: lines for
+ * people, each starting with indent (of the posted fixes, the latest
+ * versions only), and the JSON of perfbot-status(1) ("fix": null or an
+ * object, its "posted" a Message-ID or null; "possible_fixes" and
+ * "posted_fixes": lists), added to o.
  */
 void cmd_fix_lines(struct buf *out, const char *indent, const struct config *cfg,
 		   const struct state_tracked *t);

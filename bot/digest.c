@@ -197,6 +197,25 @@ static struct value *open_view(const struct digest_request *req, const struct st
 		value_array_push(list, commit_view(req->cfg, t->possible[i].commit, t->possible[i].subject,
 						   t->possible[i].ref));
 	value_object_add_bool(v, "has_possible_fixes", t->nr_possible > 0);
+	list = value_object_add(v, "posted_fixes", value_new_array());
+	for (i = 0; i < t->nr_posted; i++) {
+		const struct state_posted_fix *p = &t->posted[i];
+		struct value *o;
+		struct buf b = BUF_INIT;
+
+		if (!p->latest)
+			continue;	/* superseded by a later version */
+		o = value_array_push(list, value_new_object());
+		value_object_add_string(o, "subject", p->subject);
+		value_object_add(o, "version", value_new_integer((int64_t)p->version));
+		add_day(o, "date", p->date, req->cfg->timezone);
+		value_object_add_string(o, "message_id", p->message_id);
+		buf_addf(&b, "%s%s", req->cfg->closes_url, p->message_id);
+		value_object_add_string(o, "link", b.data);
+		value_object_add_string(o, "evidence", fix_kind_name(p->kind));
+		buf_release(&b);
+	}
+	value_object_add_bool(v, "has_posted_fixes", list->nr > 0);
 	list = value_object_add(v, "requests", value_new_array());
 	for (i = 0; req->requests && i < req->requests->nr; i++) {
 		const struct state_request *q = &req->requests->v[i];

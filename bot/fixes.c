@@ -319,7 +319,6 @@ static const char revert_line[] = "This reverts commit ";
 
 int fix_index_wants(const struct fix_index *ix, const char *id, const char *message)
 {
-	const char *p = message;
 	size_t i;
 
 	if (ix->nr_fixed_by) {
@@ -328,6 +327,13 @@ int fix_index_wants(const struct fix_index *ix, const char *id, const char *mess
 			if (!strncmp(ix->fixed_by[i].hex, id, ix->fixed_by[i].len))
 				return 1;
 	}
+	return fix_message_wants(message);
+}
+
+int fix_message_wants(const char *message)
+{
+	const char *p = message;
+
 	while (p) {
 		switch (*p) {
 		case 'c': case 'C':

@@ -84,7 +84,9 @@ struct fix_trailer {
 /* One commit's facts.  Borrowed strings, valid for the call they are
  * given to. */
 struct fix_commit {
-	const char *id;			/* 40 lowercase hex digits */
+	const char *id;			/* 40 lowercase hex digits; "" for a patch
+					   mail, which is no commit yet (then no
+					   fixed-by matches: bot/posted.h) */
 	const char *subject;		/* first paragraph on one line; "" if none */
 	int64_t date;			/* committer date, seconds since the epoch (UTC) */
 	const struct fix_trailer *trailers;	/* in message order */
@@ -128,6 +130,10 @@ void fix_index_free(struct fix_index *ix);
  * (40 hex) is a fixed-by commit of the index.  A 1 is only "maybe".
  */
 int fix_index_wants(const struct fix_index *ix, const char *id, const char *message);
+/* The same without an index, for a text that is no commit (a patch mail,
+ * bot/posted.h): 1 when a line starts with "closes", "link" or "fixes"
+ * (any case) then ':' after optional blanks, or "This reverts commit ". */
+int fix_message_wants(const char *message);
 
 /*
  * The id a message says it reverts (the rule above), into out (40 hex

@@ -9,6 +9,7 @@
 #include "date.h"
 #include "mail.h"
 #include "patchmail.h"
+#include "posted.h"
 #include "render.h"
 #include "reply.h"
 #include "repo.h"
@@ -727,6 +728,114 @@ static int is_own(const struct ingest *in, const struct mail *m)
 	return own;
 }
 
+/* ---- posted fixes (bot/posted.h) ---- */
+
+/* What a patch mail posted says about the reports. */
+struct posted {
+	struct fix_matches matches;	/* empty: no posted fix */
+	struct buf subject;		/* git am's */
+	unsigned version;
+};
+
+/* The index of the reports, once a run; 0, or -1 on a state error.  A
+ * report the index refuses (track refuses it too) is said once and the
+ * run goes on without posted fixes. */
+static int posted_index(struct ingest *in, struct buf *err)
+{
+	struct state_tracked_list list;
+	struct buf why = BUF_INIT;
+
+	if (in->fixes_read)
+		return 0;
+	if (state_tracked_list(in->st, 0, &list, err) < 0)
+		return -1;
+	in->fixes_read = 1;
+	if (track_index(in->cfg, &list, &in->fixes, NULL, &why) < 0)
+		event_log_say(&in->log, "posted fixes are not looked for: %s", why.data);
+	state_tracked_list_release(&list);
+	buf_release(&why);
+	return 0;
+}
+
+/* Fills pf when m is a patch whose trailers hold evidence for reports.
+ * 0 (pf->matches.nr says), -1 on a state error. */
+static int posted_find(struct ingest *in, const struct mail *m, const char *raw, size_t len,
+		       struct posted *pf, struct buf *err)
+{
+	struct trailer_list tl = TRAILER_LIST_INIT;
+	struct patchmail *p = NULL;
+	struct buf header = BUF_INIT;
+
+	/* the cheap tests first: a line that may be such a trailer (before
+	 * the reports are read: a run of one mail mostly has none), then the
+	 * text's trailers naming a report (most patches on a list carry a
+	 * Link: or a Fixes: naming none); only then the patch is read */
+	if (!fix_message_wants(m->text))
+		return 0;
+	if (posted_index(in, err) < 0)
+		return -1;
+	if (!in->fixes)
+		return 0;
+	patchmail_subject(m->subject, &header, &pf->version);
+	if (!posted_scan(in->fixes, header.data, m->text, &tl, &pf->matches))
+		goto done;
+	p = patchmail_read(raw, len);
+	if (p) {
+		buf_adds(&pf->subject, p->subject);
+		posted_scan(in->fixes, pf->subject.data, p->message, &tl, &pf->matches);
+	} else if (posted_subject_is_patch(m->subject)) {
+		buf_adds(&pf->subject, header.data);
+	} else {
+		pf->matches.nr = 0;	/* no patch */
+	}
+done:
+	trailer_list_release(&tl);
+	buf_release(&header);
+	patchmail_free(p);
+	return 0;
+}
+
+/* Records the posted fixes pf found, in the mail's transaction. */
+static int posted_record(struct ingest *in, const struct mail *m, const char *mid,
+			 const struct posted *pf, struct buf *err)
+{
+	struct state_posted_fix p;
+	size_t i;
+	int e;
+
+	for (i = 0; i < pf->matches.nr; i++) {
+		memset(&p, 0, sizeof(p));
+		p.report_id = pf->matches.v[i].report_id;
+		p.message_id = (char *)mid;
+		p.subject = pf->subject.data;
+		p.version = pf->version;
+		p.author_name = m->from ? m->from->name : (char *)"";
+		p.author_email = m->from ? m->from->email : (char *)"";
+		p.date = m->has_date ? m->date : in->now;
+		p.kind = pf->matches.v[i].kind;
+		p.recorded = in->now;
+		e = state_posted_fix_add(in->st, &p, err);
+		if (e == STATE_EXISTS) {
+			buf_reset(err);
+			continue;
+		}
+		if (e < 0)
+			return -1;
+		in->posted++;
+		event_log_say(&in->log, "report %lld: fix posted: <%s> \"%s\", v%u, by %s (%s)",
+			      (long long)p.report_id, mid, p.subject, p.version,
+			      *p.author_email ? p.author_email : "(no From)", fix_kind_name(p.kind));
+	}
+	return 0;
+}
+
+void ingest_release(struct ingest *in)
+{
+	fix_index_free(in->fixes);
+	in->fixes = NULL;
+	in->fixes_read = 0;
+}
+
 /* Files a known message again when a killed run left it out of the
  * archive.  A copy of perfbot's own mail that is not recorded as sent
  * (a list sent it back first) is not: delivery files its own bytes. */
@@ -745,9 +854,12 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 	struct mail *m = NULL;
 	struct state_message row, parent, known;
 	struct buf why = BUF_INIT, mid = BUF_INIT;
-	int has_parent = 0, is_new = 0, found, ret = 0, act_on, refused = 0;
+	struct posted pf;
+	int has_parent = 0, is_new = 0, found, ret = 0, act_on, refused = 0, own;
 	int64_t report_id = 0;
 
+	memset(&pf, 0, sizeof(pf));
+	buf_init(&pf.subject);
 	memset(&parent, 0, sizeof(parent));
 	memset(&known, 0, sizeof(known));
 	if (mail_parse(raw, len, &m, &why) < 0) {
@@ -780,7 +892,12 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 		goto done;
 	}
 	report_id = has_parent ? parent.report_id : 0;
-	if (!report_id && !in->all) {
+	own = is_own(in, m);
+	if (!own && posted_find(in, m, raw, len, &pf, err) < 0) {
+		ret = -1;
+		goto done;
+	}
+	if (!report_id && !in->all && !pf.matches.nr) {
 		in->unrelated++;
 		if (in->verbose)
 			event_log_say(&in->log, "%s: <%s> answers no report: skipped", where, mid.data);
@@ -809,11 +926,12 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 	row.ingested = 1;
 	row.quarantined = m->quarantine != NULL;
 	row.quarantine_reason = m->quarantine;
-	act_on = report_id && !m->auto_submitted && !is_own(in, m);
+	act_on = report_id && !m->auto_submitted && !own;
 	if (state_begin(in->st, err) < 0) {
 		ret = -1;
 	} else if (state_message_add(in->st, &row, &is_new, err) < 0 ||
-		   (act_on && act(in, m, raw, len, mid.data, report_id, err) < 0)) {
+		   (act_on && act(in, m, raw, len, mid.data, report_id, err) < 0) ||
+		   posted_record(in, m, mid.data, &pf, err) < 0) {
 		state_rollback(in->st);
 		ret = -1;
 	} else {
@@ -832,6 +950,9 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 		else if (report_id)
 			event_log_say(&in->log, "%s: <%s> kept in the thread of report %lld", where, mid.data,
 			    (long long)report_id);
+		else if (pf.matches.nr)
+			event_log_say(&in->log, "%s: <%s> kept: a fix posted for report %lld", where, mid.data,
+				      (long long)pf.matches.v[0].report_id);
 		else if (in->verbose)
 			event_log_say(&in->log, "%s: <%s> kept", where, mid.data);
 	}
@@ -843,6 +964,8 @@ done:
 	if (found > 0)
 		state_message_release(&known);
 	mail_free(m);
+	fix_matches_release(&pf.matches);
+	buf_release(&pf.subject);
 	buf_release(&why);
 	buf_release(&mid);
 	return ret;

@@ -32,6 +32,11 @@
  *     transaction.  Words perfbot does not
  *     understand are recorded as such.  Names are decoded UTF-8, never
  *     RFC 2047;
+ *   - a patch (bot/posted.h) whose trailers hold fix evidence for a
+ *     report is recorded as a posted fix of that report, in its thread or
+ *     not, with or without `all`; one outside every thread is kept too
+ *     (its report_id 0), so that the archive holds what status and the
+ *     digest link to.  Not perfbot's own mail;
  *   - it is recorded in the state database and filed in the archive.
  * ingest_message() says when the source may let the mail go: only after
  * ingest_flush() has filed the batch (the caller acks then).
@@ -42,6 +47,7 @@
 
 #include "buf.h"
 #include "eventlog.h"
+#include "fixes.h"
 #include "config.h"
 #include "state.h"
 #include "store.h"
@@ -60,7 +66,16 @@ struct ingest {
 	 * dup-of naming nothing...), not_understood: unknown words */
 	size_t kept, duplicates, unrelated, ignored, quarantined, commands, not_applied,
 	       not_understood;
+	size_t posted;		/* posted fixes recorded */
+	/* private: the reports' fix index for posted fixes, read at the
+	 * first mail that may hold evidence (NULL when it could not be) */
+	struct fix_index *fixes;
+	int fixes_read;
 };
+
+/* Frees what ingest_message() kept between mails.  struct ingest must
+ * start zeroed (memset) for this to be called on it at any time. */
+void ingest_release(struct ingest *in);
 
 /* Takes one mail.  0: taken or deliberately skipped (the source may ack it
  * after the next ingest_flush()); -1 with a message: an error of the state

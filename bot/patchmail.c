@@ -698,12 +698,40 @@ static void buf_remove(struct buf *b, size_t at, size_t n)
 	b->len -= n;
 }
 
+/* The version a removed "[...]" prefix [s, e) names (patchmail_subject()):
+ * its first word "vN" or "PATCHvN" (any case), N 1 to 9999; 0 for none. */
+static unsigned bracket_version(const char *s, const char *e)
+{
+	while (s < e) {
+		const char *w = s, *d;
+		unsigned n = 0;
+
+		while (w < e && (*w == ' ' || *w == '\t' || *w == '[' || *w == ','))
+			w++;
+		for (s = w; s < e && *s != ' ' && *s != '\t' && *s != ']' && *s != ','; s++)
+			;
+		d = w;
+		if (s - d > 6 && !strncasecmp(d, "patch", 5))
+			d += 5;
+		if (s - d < 2 || (*d != 'v' && *d != 'V'))
+			continue;
+		for (d++; d < s && *d >= '0' && *d <= '9' && n <= 9999; d++)
+			n = n * 10 + (unsigned)(*d - '0');
+		if (d == s && n >= 1 && n <= 9999)
+			return n;
+	}
+	return 0;
+}
+
 /* git's cleanup_subject() without --keep-non-patch: "Re:", "[...]", ':'
  * and white space removed from the front, which is where it removes them
- * all (so one removal at the end, not one per piece). */
-static void cleanup_subject(struct buf *s)
+ * all (so one removal at the end, not one per piece).  *version (may be
+ * NULL) gets the version the first removed bracket naming one says, or
+ * 0. */
+static void cleanup_subject(struct buf *s, unsigned *version)
 {
 	size_t at = 0;
+	unsigned v = 0;
 
 	while (at < s->len) {
 		char c = s->data[at];
@@ -718,6 +746,8 @@ static void cleanup_subject(struct buf *s)
 
 			if (!pos)
 				break;
+			if (!v)
+				v = bracket_version(s->data + at + 1, pos);
 			at = (size_t)(pos - s->data) + 1;
 		} else {
 			break;
@@ -725,6 +755,18 @@ static void cleanup_subject(struct buf *s)
 	}
 	buf_remove(s, 0, at);
 	trim(s);
+	if (version)
+		*version = v;
+}
+
+void patchmail_subject(const char *subject, struct buf *out, unsigned *version)
+{
+	buf_reset(out);
+	buf_adds(out, subject ? subject : "");
+	cleanup_subject(out, version);
+	cleanup_space(out);
+	if (version && !*version)
+		*version = 1;
 }
 
 static void get_sane_name(struct buf *out, const struct buf *name, const struct buf *email)
@@ -1189,7 +1231,7 @@ static void info_fill(struct mi *mi, struct patchmail *p)
 	struct buf *from = mi->s_hdr[H_FROM] ? mi->s_hdr[H_FROM] : mi->p_hdr[H_FROM];
 
 	if (subject) {
-		cleanup_subject(subject);
+		cleanup_subject(subject, NULL);
 		cleanup_space(subject);
 	}
 	p->subject = utf8_of(subject);

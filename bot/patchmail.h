@@ -46,6 +46,8 @@
 
 #include <stddef.h>
 
+#include "buf.h"
+
 #define PATCHMAIL_MAX_BOUNDARIES 5	/* nested multiparts, as git's MAX_BOUNDARIES */
 #define PATCHMAIL_MAX_PATCH (8UL << 20)	/* bytes of patch */
 #define PATCHMAIL_MAX_FILES 1000	/* paths listed */
@@ -74,5 +76,17 @@ struct patchmail {
  */
 struct patchmail *patchmail_read(const char *raw, size_t len);
 void patchmail_free(struct patchmail *p);
+
+/*
+ * A Subject as `git am` commits it (git's cleanup_subject() and
+ * cleanup_space(), as patchmail_read() reads its subject): from the front,
+ * "Re:" (any case), ':', white space and every "[...]" removed, then each
+ * run of white space one space, trimmed.  Into out (reset first).
+ * *version (may be NULL) gets the patch's version: the first word "vN"
+ * or "PATCHvN" (any case, N 1 to 9999) of the first removed bracket that
+ * has one ("[PATCH v2 1/3]", "[PATCHv3]", "[RFC PATCH net v4]"), else 1.
+ * subject is untrusted (NULL reads as ""); out is never longer.
+ */
+void patchmail_subject(const char *subject, struct buf *out, unsigned *version);
 
 #endif

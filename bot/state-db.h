@@ -126,5 +126,12 @@ int sdb_report_set_maintainers(struct state *st, int64_t id, const char *addrs,
 
 /* state-track.c: its half of migration 6 */
 int sdb_migrate_track(struct state *st, struct buf *err);
+/* state-track.c: the posted fixes of list->v[from..] (only the report
+ * with id `only`, unless it is 0), in the caller's read transaction.
+ * state-posted.c: the link of report_id's fix to its posted fix
+ * (state_fix_set()'s rule), in the caller's write transaction.  0 or -1. */
+int sdb_posted_load(struct state *st, int64_t only, size_t from, struct state_tracked_list *list,
+		    struct buf *err);
+int sdb_fix_link_posted(struct state *st, int64_t report_id, struct buf *err);
 
 #endif

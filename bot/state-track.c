@@ -153,6 +153,7 @@ void state_fix_release(struct state_fix *f)
 	free(f->subject);
 	free(f->ref);
 	free(f->landed);
+	free(f->posted);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -178,6 +179,9 @@ void state_tracked_release(struct state_tracked *t)
 	for (i = 0; i < t->nr_possible; i++)
 		possible_release(&t->possible[i]);
 	free(t->possible);
+	for (i = 0; i < t->nr_posted; i++)
+		state_posted_fix_release(&t->posted[i]);
+	free(t->posted);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -290,12 +294,12 @@ static const char *const fixes_sql[] = {
 	 * needs before the walk; state_tracked_fixes() reads the rest for the
 	 * few reports a walk finds evidence for */
 	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
-	"reopened FROM fixes WHERE evidence = 'fixed-by' AND (?1 = 0 OR report_id = ?1)",
+	"reopened, posted FROM fixes WHERE evidence = 'fixed-by' AND (?1 = 0 OR report_id = ?1)",
 	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
-	"reopened FROM fixes WHERE ?1 = 0 OR report_id = ?1",
+	"reopened, posted FROM fixes WHERE ?1 = 0 OR report_id = ?1",
 	/* one report's, by its key */
 	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
-	"reopened FROM fixes WHERE report_id = ?1",
+	"reopened, posted FROM fixes WHERE report_id = ?1",
 };
 
 static const char *const possible_sql[] = {
@@ -337,6 +341,7 @@ static int fixes_load(struct state *st, const char *sql, int64_t only, size_t fr
 		f->in_repo = sdb_col_int(q.s, 7) != 0;
 		f->landed = sdb_col_str(q.s, 8);
 		f->reopened = sdb_col_int(q.s, 9) != 0;
+		f->posted = sqlite3_column_type(q.s, 10) == SQLITE_NULL ? NULL : sdb_col_str(q.s, 10);
 	}
 	sdb_stmt_finish(&q);
 	return row < 0 ? -1 : 0;
@@ -365,6 +370,56 @@ static int possible_load(struct state *st, const char *sql, int64_t only, size_t
 		p->ref = sdb_col_str(q.s, 3);
 		p->date = sdb_col_int(q.s, 4);
 		p->recorded = sdb_col_int(q.s, 5);
+	}
+	sdb_stmt_finish(&q);
+	return row < 0 ? -1 : 0;
+}
+
+/* Which of a report's posted fixes are shown as the latest: none of the
+ * same subject has a higher version, or the same version and a later
+ * date (then a larger Message-ID). */
+#define POSTED_LATEST \
+	"NOT EXISTS (SELECT 1 FROM posted_fixes o WHERE o.report_id = p.report_id " \
+	"AND o.subject = p.subject AND (o.version > p.version OR (o.version = p.version AND " \
+	"(o.date > p.date OR (o.date = p.date AND o.message_id > p.message_id)))))"
+
+int sdb_posted_load(struct state *st, int64_t only, size_t from, struct state_tracked_list *out,
+		    struct buf *err)
+{
+	struct stmt q;
+	int row, kind;
+
+	if (sdb_stmt_prepare(st, &q, "SELECT p.report_id, p.message_id, p.subject, p.version, "
+			     "p.author_name, p.author_email, p.date, p.evidence, p.recorded, " POSTED_LATEST
+			     " FROM posted_fixes p WHERE ?1 = 0 OR p.report_id = ?1 "
+			     "ORDER BY p.report_id, p.date, p.version, p.message_id", err) < 0)
+		return -1;
+	sdb_bind_int(&q, only);
+	while ((row = sdb_stmt_step(&q, err)) == 1) {
+		struct state_tracked *t = tracked_find(out, from, sdb_col_int(q.s, 0));
+		struct state_posted_fix *p;
+		enum fix_kind k;
+
+		if (!t)
+			continue;
+		kind = evidence_of((const char *)sqlite3_column_text(q.s, 7), &k);
+		if (kind < 0) {
+			row = err_set(err, "%s: report %lld: unknown posted fix evidence", st->path,
+				      (long long)t->id);
+			break;
+		}
+		t->posted = xrealloc(t->posted, (t->nr_posted + 1) * sizeof(*t->posted));
+		p = &t->posted[t->nr_posted++];
+		p->report_id = t->id;
+		p->message_id = sdb_col_str(q.s, 1);
+		p->subject = sdb_col_str(q.s, 2);
+		p->version = (unsigned)sdb_col_int(q.s, 3);
+		p->author_name = sdb_col_str(q.s, 4);
+		p->author_email = sdb_col_str(q.s, 5);
+		p->date = sdb_col_int(q.s, 6);
+		p->kind = k;
+		p->recorded = sdb_col_int(q.s, 8);
+		p->latest = sdb_col_int(q.s, 9) != 0;
 	}
 	sdb_stmt_finish(&q);
 	return row < 0 ? -1 : 0;
@@ -439,7 +494,8 @@ static int tracked_load(struct state *st, int64_t only, int activity, size_t fro
 		return -1;
 
 	if (fixes_load(st, fixes_sql[activity ? 1 : 0], only, from, out, err) < 0 ||
-	    (activity && possible_load(st, possible_sql[0], only, from, out, err) < 0))
+	    (activity && possible_load(st, possible_sql[0], only, from, out, err) < 0) ||
+	    (activity && sdb_posted_load(st, only, from, out, err) < 0))
 		return -1;
 	return 0;
 }
@@ -577,6 +633,8 @@ int state_fix_set(struct state *st, const struct state_fix *f, struct buf *err)
 		sdb_bind_int(&q, f->reopened ? 1 : 0);
 		ret = sdb_stmt_run(&q, err);
 	}
+	if (ret == 0)
+		ret = sdb_fix_link_posted(st, f->report_id, err);
 	return sdb_tx_end(st, ret, err);
 }
 

@@ -435,6 +435,27 @@ static const char *const migrations[] = {
 	"  CHECK (verdict IN ('fixed', 'partial', 'worse', 'not-fixed', 'error'));"
 	"ALTER TABLE requests ADD COLUMN result_message_id TEXT;"
 	"ALTER TABLE requests ADD COLUMN results INTEGER NOT NULL DEFAULT 0;",
+	/* 10: fixes posted to the lists before they land (perfbot-ingest(1),
+	 * Posted fixes), self-contained (renumber freely):
+	 *  - posted_fixes: a patch mail whose trailers hold fix evidence for
+	 *    a report, once per report and Message-ID however many sources
+	 *    carry it: its subject as git am commits it, its version, author,
+	 *    date and evidence;
+	 *  - fixes.posted: the posted patch the landed commit is (the latest
+	 *    version whose subject is the commit's), or NULL */
+	"CREATE TABLE posted_fixes ("
+	"  report_id INTEGER NOT NULL REFERENCES reports(id),"
+	"  message_id TEXT NOT NULL,"
+	"  subject TEXT NOT NULL,"
+	"  version INTEGER NOT NULL CHECK (version >= 1),"
+	"  author_name TEXT NOT NULL,"
+	"  author_email TEXT NOT NULL,"
+	"  date INTEGER NOT NULL,"
+	"  evidence TEXT NOT NULL CHECK (evidence IN ('closes', 'link', 'fixes')),"
+	"  recorded INTEGER NOT NULL,"
+	"  PRIMARY KEY (report_id, message_id)"
+	") WITHOUT ROWID;"
+	"ALTER TABLE fixes ADD COLUMN posted TEXT;",
 };
 
 struct state;
@@ -442,7 +463,7 @@ static int migrate_4(struct state *st, struct buf *err);
 
 /* What a migration does beyond its SQL, in its transaction; NULL = nothing. */
 static int (*const migration_code[])(struct state *st, struct buf *err) = {
-	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL, NULL, NULL,
+	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL, NULL, NULL, NULL,
 };
 
 _Static_assert(N(migrations) == STATE_SCHEMA_VERSION && N(migration_code) == STATE_SCHEMA_VERSION,

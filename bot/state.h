@@ -74,7 +74,7 @@
 #include "buf.h"
 #include "fixes.h"
 
-#define STATE_SCHEMA_VERSION 9		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 10		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -712,9 +712,43 @@ struct state_fix {
 	char *landed;		/* the watched refs it was found on, one a line,
 				   in the order found; "" when none */
 	int reopened;		/* 1: a #perfbot reopen came after it */
+	char *posted;		/* as returned: the Message-ID of the posted fix
+				   it is (state_fix_set() links them), or NULL;
+				   as input not read */
 };
 
 void state_fix_release(struct state_fix *f);
+
+/*
+ * A fix posted to a list before it lands (perfbot-ingest(1), Posted
+ * fixes): a patch mail whose trailers hold evidence for the report.  One
+ * per report and Message-ID.  Owned strings when returned; as input to
+ * state_posted_fix_add() only read.
+ */
+struct state_posted_fix {
+	int64_t report_id;
+	char *message_id;	/* without <> */
+	char *subject;		/* as git am commits it (patchmail_subject()) */
+	unsigned version;	/* 1.. (1 when the Subject names none) */
+	char *author_name;	/* "" when none */
+	char *author_email;	/* "" when none */
+	int64_t date;		/* the mail's Date (UTC), else when it was read */
+	enum fix_kind kind;	/* FIX_CLOSES, FIX_LINK or FIX_FIXES */
+	int64_t recorded;	/* when perfbot recorded it */
+	int latest;		/* as returned: no posted fix of the report with
+				   the same subject has a higher version (or
+				   the same version and a later date) */
+};
+
+/*
+ * Records p, and links the report's fix to it when their subjects match
+ * (state_fix_set()'s rule).  0, STATE_EXISTS when the report has that
+ * Message-ID already (nothing changed), -1 on errors (a kind other than
+ * closes, link or fixes; a text with a control character; no such
+ * report).  Never changes the report's state.
+ */
+int state_posted_fix_add(struct state *st, const struct state_posted_fix *p, struct buf *err);
+void state_posted_fix_release(struct state_posted_fix *p);
 
 /* A possible fix (`Fixes:` naming the head commit without perfbot's
  * `Reported-by:`): listed, the report stays open.  One per report and
@@ -749,6 +783,10 @@ struct state_tracked {
 	struct state_fix fix;
 	struct state_possible_fix *possible;	/* in the order recorded */
 	size_t nr_possible;
+	struct state_posted_fix *posted;	/* its posted fixes, oldest first
+						   (date, then version); only
+						   with activity */
+	size_t nr_posted;
 };
 
 /* Strings owned by the list (state_names_release()). */
@@ -801,7 +839,10 @@ int state_report_trees(struct state *st, struct state_names *out, struct buf *er
 void state_defer_checkpoint(struct state *st);
 
 /* Creates or replaces report f->report_id's fix (f->kind closes..fixed-by;
- * landed may be NULL for "").  0 or -1 (no such report, a limit). */
+ * landed may be NULL for "").  Its posted fix is then the report's
+ * posted fix whose subject equals the fix's (not ""), the highest
+ * version, then the latest date, of them; NULL when none.  0 or -1 (no
+ * such report, a limit). */
 int state_fix_set(struct state *st, const struct state_fix *f, struct buf *err);
 /* Marks the report's fix, if it has one, set aside by a #perfbot reopen.
  * 0 or -1. */

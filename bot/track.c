@@ -251,17 +251,17 @@ static int is_hex(const char *s, size_t min, size_t max)
 	return !s[n] && n >= min && n <= max;
 }
 
-/* The fix index of the reports whose head commit is known. */
-static int run_index(struct run *r, struct buf *err)
+int track_index(const struct config *cfg, const struct state_tracked_list *reports,
+		struct fix_index **ix, size_t **ix_report, struct buf *err)
 {
-	struct fix_report *fr = xcalloc(r->reports.nr ? r->reports.nr : 1, sizeof(*fr));
-	const char ***mids = xcalloc(r->reports.nr ? r->reports.nr : 1, sizeof(*mids));
+	struct fix_report *fr = xcalloc(reports->nr ? reports->nr : 1, sizeof(*fr));
+	const char ***mids = xcalloc(reports->nr ? reports->nr : 1, sizeof(*mids));
+	size_t *map = xcalloc(reports->nr ? reports->nr : 1, sizeof(*map));
 	size_t i, j, n = 0;
 	int ret;
 
-	r->ix_report = xcalloc(r->reports.nr ? r->reports.nr : 1, sizeof(*r->ix_report));
-	for (i = 0; i < r->reports.nr; i++) {
-		struct state_tracked *rep = &r->reports.v[i];
+	for (i = 0; i < reports->nr; i++) {
+		const struct state_tracked *rep = &reports->v[i];
 
 		if (!is_hex(rep->head, 40, 40))
 			continue;	/* queued before schema 5 without a head in its thread key */
@@ -275,15 +275,25 @@ static int run_index(struct run *r, struct buf *err)
 		fr[n].nr_message_ids = rep->nr_followup_ids + 1;
 		fr[n].fixed_by = rep->has_fix && rep->fix.kind == FIX_FIXED_BY &&
 				 is_hex(rep->fix.commit, 4, 40) ? rep->fix.commit : NULL;
-		r->ix_report[n] = i;
+		map[n] = i;
 		n++;
 	}
-	ret = fix_index_new(fr, n, r->t->cfg->reported_by, &r->ix, err);
+	ret = fix_index_new(fr, n, cfg->reported_by, ix, err);
 	for (i = 0; i < n; i++)
 		free(mids[i]);
 	free(mids);
 	free(fr);
+	if (ret == 0 && ix_report)
+		*ix_report = map;
+	else
+		free(map);
 	return ret;
+}
+
+/* The fix index of the reports whose head commit is known. */
+static int run_index(struct run *r, struct buf *err)
+{
+	return track_index(r->t->cfg, &r->reports, &r->ix, &r->ix_report, err);
 }
 
 /* ---- walking --------------------------------------------------------- */
@@ -440,7 +450,7 @@ static void say(struct buf *what, const char *fmt, const char *arg)
 {
 	if (what->len)
 		buf_adds(what, "; ");
-	buf_addf(what, fmt, arg);
+	buf_addf(what, fmt, arg ? arg : "");
 }
 
 static void decide_fix(struct run *r, struct work *w, const struct finding *f, struct buf *what)

@@ -40,6 +40,7 @@
 #include "buf.h"
 #include "config.h"
 #include "eventlog.h"
+#include "fixes.h"
 #include "repo.h"
 #include "state.h"
 #include "template.h"
@@ -66,6 +67,18 @@ struct track {
  * repository (config_error says when it cannot be opened) or a notice's
  * template (nothing is then recorded). */
 int track_run(struct track *t, struct buf *err);
+
+/*
+ * The fix index (bot/fixes.h) of the reports in list (state_tracked_list()
+ * with or without activity) whose head commit is known: the Message-IDs
+ * of each report and its follow-ups, its head, the commit a #perfbot
+ * fixed-by named.  What track's walk and ingest's posted fixes both
+ * look up.  0 with *ix set (fix_index_free()) and, when ix_report is not
+ * NULL, *ix_report a new array from the index's report numbers to
+ * list->v (free() it); -1 with a message for a report the index refuses.
+ */
+int track_index(const struct config *cfg, const struct state_tracked_list *list,
+		struct fix_index **ix, size_t **ix_report, struct buf *err);
 
 /*
  * A `#perfbot fixed-by: ARGS` for report report_id, as ingest meets it

@@ -232,6 +232,10 @@ for f in bot/cmd-parse.c bot/cmd-status.c bot/cmd-thread.c; do
 		check "perfbot-json(5) documents $(basename "$f" .c)'s key $k" grep -qx "$k" "$tmp/json.tags"
 	done
 done
+# and those of the fix, possible and posted fixes that status and thread share
+for k in $(sed -n '/^void cmd_fix_json/,/^}/p' bot/cmd.c | grep -o 'value_object_\(set\|add\)[a-z_]*([a-z]*, "[a-z_]*"' | sed 's/.*"\([a-z_]*\)"/\1/' | sort -u); do
+	check "perfbot-json(5) documents cmd_fix_json()'s key $k" grep -qx "$k" "$tmp/json.tags"
+done
 # every name of the view, and every block of each shipped template
 tags man/perfbot-templates.7 >"$tmp/view.tags"
 for k in $(grep -o 'value_object_add[a-z_]*([a-z]*, "[a-z_]*"' bot/view.c | sed 's/.*"\([a-z_]*\)"/\1/' | sort -u); do

@@ -4,9 +4,11 @@
  * buf.h; static functions.
  *
  * The migrations are tested from databases of older versions, made by
- * hand from one of this version.  schema_undo_results() undoes schema 9
- * (a request's results: its columns dropped); schema_undo_requests() undoes
- * it and schema 8 (fix testing: its tables dropped); schema_undo_known() undoes it and
+ * hand from one of this version.  schema_undo_posted() undoes schema 10
+ * (posted fixes: its table and the fixes' column dropped);
+ * schema_undo_results() undoes it and schema 9 (a request's results: its
+ * columns dropped); schema_undo_requests() undoes them and schema 8
+ * (fix testing: its tables dropped); schema_undo_known() undoes it and
  * schema 7 (the known messages include the outbox's mails not sent yet):
  * the view of version 6 made again.  schema_undo_track() undoes those and
  * schema 6 (perfbot-track(1)): its tables and index dropped, reports rebuilt with version
@@ -40,12 +42,25 @@ static void exec_or_fail(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, msg ? msg : "?");
 }
 
+/* Makes the database at path what schema version 9 left: no posted
+ * fixes. */
+static void schema_undo_posted(const char *path)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec_or_fail(db, "BEGIN; DROP TABLE posted_fixes; ALTER TABLE fixes DROP COLUMN posted; "
+		     "DELETE FROM schema_version WHERE version = 10; COMMIT");
+	sqlite3_close(db);
+}
+
 /* Makes the database at path what schema version 8 left: requests
  * without their results. */
 static void schema_undo_results(const char *path)
 {
 	sqlite3 *db;
 
+	schema_undo_posted(path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_or_fail(db, "BEGIN; ALTER TABLE requests DROP COLUMN verdict; "
 		     "ALTER TABLE requests DROP COLUMN result_message_id; "

@@ -296,6 +296,132 @@ static void fixes_are_set_replaced_and_set_aside(void **state)
 	buf_release(&err);
 }
 
+static void posted(struct state *st, int64_t report, const char *mid, const char *subject,
+		   unsigned version, int64_t date, enum fix_kind kind, int want)
+{
+	struct state_posted_fix p;
+	struct buf err = BUF_INIT;
+	int e;
+
+	memset(&p, 0, sizeof(p));
+	p.report_id = report;
+	p.message_id = (char *)mid;
+	p.subject = (char *)subject;
+	p.version = version;
+	p.author_name = "Dev";
+	p.author_email = "dev@example.org";
+	p.date = date;
+	p.kind = kind;
+	p.recorded = T0 + 1000;
+	e = state_posted_fix_add(st, &p, &err);
+	if (e != want)
+		fail_msg("state_posted_fix_add <%s>: %d, not %d: %s", mid, e, want, err.data);
+	buf_release(&err);
+}
+
+/* Posted fixes: once per report and Message-ID, the highest version of a
+ * subject the latest, kinds other than closes, link and fixes refused;
+ * the fix is linked to the latest posted fix of its subject, whichever
+ * comes first, and never changes the report's state. */
+static void posted_fixes_once_latest_and_linked(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+	struct state_tracked t;
+	struct state_fix fix = { 0 };
+	int64_t a, b;
+
+	a = add(f->st, STATE_KIND_REPORT, "a@example.org", 0, "linus/master", HEAD_A);
+	b = add(f->st, STATE_KIND_REPORT, "b@example.org", 0, "linus/master", HEAD_B);
+	posted(f->st, a, "v1@example.org", "mm: fix it", 1, T0 + 10, FIX_CLOSES, 0);
+	posted(f->st, a, "other@example.org", "mm: another", 1, T0 + 15, FIX_FIXES, 0);
+	posted(f->st, a, "v2@example.org", "mm: fix it", 2, T0 + 20, FIX_LINK, 0);
+	posted(f->st, a, "v2@example.org", "mm: fix it", 2, T0 + 20, FIX_LINK, STATE_EXISTS);
+	posted(f->st, b, "v2@example.org", "mm: fix it", 2, T0 + 20, FIX_CLOSES, 0);	/* two reports */
+	posted(f->st, a, "possible@example.org", "x", 1, T0, FIX_POSSIBLE, -1);
+	posted(f->st, a, "revert@example.org", "x", 1, T0, FIX_REVERT, -1);
+	posted(f->st, a, "zero@example.org", "x", 0, T0, FIX_CLOSES, -1);
+	posted(f->st, a, "", "x", 1, T0, FIX_CLOSES, -1);
+	posted(f->st, 999, "gone@example.org", "x", 1, T0, FIX_CLOSES, -1);
+
+	assert_int_equal(state_tracked_get(f->st, a, &t, &err), 1);
+	assert_int_equal(t.verdict, STATE_VERDICT_OPEN);
+	assert_int_equal(t.has_fix, 0);
+	assert_int_equal(t.nr_posted, 3);
+	assert_string_equal(t.posted[0].message_id, "v1@example.org");
+	assert_int_equal(t.posted[0].version, 1);
+	assert_int_equal(t.posted[0].latest, 0);
+	assert_int_equal(t.posted[0].kind, FIX_CLOSES);
+	assert_string_equal(t.posted[0].author_email, "dev@example.org");
+	assert_int_equal(t.posted[0].date, T0 + 10);
+	assert_string_equal(t.posted[1].message_id, "other@example.org");
+	assert_int_equal(t.posted[1].latest, 1);
+	assert_string_equal(t.posted[2].message_id, "v2@example.org");
+	assert_int_equal(t.posted[2].latest, 1);
+	assert_int_equal(t.posted[2].kind, FIX_LINK);
+	state_tracked_release(&t);
+
+	/* the landed commit's subject is the patch's: linked to v2 */
+	fix.report_id = a;
+	fix.commit = FIX1;
+	fix.subject = "mm: fix it";
+	fix.ref = "refs/remotes/linus/master";
+	fix.kind = FIX_CLOSES;
+	fix.recorded = T0 + 2000;
+	assert_int_equal(state_fix_set(f->st, &fix, &err), 0);
+	assert_int_equal(state_tracked_get(f->st, a, &t, &err), 1);
+	assert_non_null(t.fix.posted);
+	assert_string_equal(t.fix.posted, "v2@example.org");
+	state_tracked_release(&t);
+	/* another subject: no link */
+	fix.subject = "mm: something else";
+	assert_int_equal(state_fix_set(f->st, &fix, &err), 0);
+	assert_int_equal(state_tracked_get(f->st, a, &t, &err), 1);
+	assert_null(t.fix.posted);
+	state_tracked_release(&t);
+	/* the commit landed first, its patch is recorded after: linked then */
+	posted(f->st, a, "v3@example.org", "mm: something else", 3, T0 + 30, FIX_CLOSES, 0);
+	assert_int_equal(state_tracked_get(f->st, a, &t, &err), 1);
+	assert_string_equal(t.fix.posted, "v3@example.org");
+	assert_int_equal(t.nr_posted, 4);
+	state_tracked_release(&t);
+	buf_release(&err);
+}
+
+/* A version 8 database with a fix migrates: the fix kept, not linked. */
+static void migration_to_posted_keeps_fixes(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	struct state_tracked t;
+	struct state_fix fix = { 0 };
+	int64_t a;
+
+	a = add(f->st, STATE_KIND_REPORT, "a@example.org", 0, "linus/master", HEAD_A);
+	fix.report_id = a;
+	fix.commit = FIX1;
+	fix.subject = "mm: fix it";
+	fix.kind = FIX_CLOSES;
+	fix.recorded = T0;
+	assert_int_equal(state_fix_set(f->st, &fix, &err), 0);
+	state_close(f->st);
+	buf_addf(&path, "%s/state.db", f->state);
+	schema_undo_posted(path.data);
+	if (state_open(f->state, &f->st, &err) < 0)
+		fail_msg("state_open: %s", err.data);
+	assert_int_equal(state_tracked_get(f->st, a, &t, &err), 1);
+	assert_string_equal(t.fix.commit, FIX1);
+	assert_null(t.fix.posted);
+	assert_int_equal(t.nr_posted, 0);
+	state_tracked_release(&t);
+	posted(f->st, a, "v1@example.org", "mm: fix it", 1, T0 + 10, FIX_CLOSES, 0);
+	assert_int_equal(state_tracked_get(f->st, a, &t, &err), 1);
+	assert_string_equal(t.fix.posted, "v1@example.org");
+	state_tracked_release(&t);
+	buf_release(&err);
+	buf_release(&path);
+}
+
 static void cursors_round_trip(void **state)
 {
 	struct fixture *f = *state;
@@ -509,6 +635,8 @@ int main(void)
 		T(migration_fills_trees_and_takes_the_new_kinds),
 		T(new_kinds_keep_the_parent_rules),
 		T(fixes_are_set_replaced_and_set_aside),
+		T(posted_fixes_once_latest_and_linked),
+		T(migration_to_posted_keeps_fixes),
 		T(cursors_round_trip),
 		T(one_notice_per_report_and_fix),
 		T(digests_chain_and_keep_their_entries),
