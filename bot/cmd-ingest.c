@@ -1,9 +1,14 @@
 /*
- * perfbot ingest [--all] [-v] [--maildir DIR | --mbox FILE | --imap URL | -]:
+ * perfbot ingest [--all] [-v] [--since DATE]
+ *                [--maildir DIR | --mbox FILE | --imap URL | --nntp URL | -]:
  * reads new mail, keeps the replies to perfbot's reports (or, with --all,
  * every mail), archives them and records their commands and trailers.
- * Each mail is taken exactly once: a source lets a mail go (Maildir: new/
- * to cur/; mbox and IMAP: the cursor in the state database) only after it
+ * Without a source named, every configured one in one run: the Maildir,
+ * the IMAP mailbox and each NNTP group (one connection per news server);
+ * one that fails does not stop the others, and the exit code is the
+ * worst.  Each mail is taken exactly once: a source lets a mail go
+ * (Maildir: new/ to cur/; mbox, IMAP and NNTP: the cursor in the state
+ * database) only after it
  * is recorded and archived, and a mail seen again is recognised by its
  * Message-ID.  `-` reads one mail on stdin for an MTA: exit 0 when it was
  * kept or deliberately ignored, 75 on a temporary failure (retry).
@@ -15,8 +20,10 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "date.h"
 #include "ingest.h"
 #include "secret.h"
+#include "source-nntp.h"
 #include "source.h"
 #include "state.h"
 #include "store.h"
@@ -63,75 +70,93 @@ static int flush(struct ingest *in, struct source *src, struct pending *p, struc
 	return ret;
 }
 
-int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
+/* What one run shares over its sources. */
+struct run {
+	const struct cmd_options *opts;
+	struct config *cfg;
+	struct state *st;
+	struct store *store;
+	struct ingest in;
+	const char *since;		/* --since, or NULL */
+	int have_since;
+	int64_t since_day;		/* cmd_ingest_since(), read once when needed */
+	struct buf since_why;
+	int stdin_mode;
+	/* news servers connected to, by nntp_url.server */
+	struct nntp_conn {
+		char *server;
+		struct nntp *conn;
+	} *conns;
+	size_t nr_conns, alloc_conns;
+};
+
+/* 0 < 75 (try again) < the others: a run's exit code is its worst. */
+static int worse(int a, int b)
 {
-	const char *maildir = NULL, *mbox = NULL, *imap = NULL;
+	if (!a || (a == EX_TEMPFAIL && b))
+		return b ? b : a;
+	return a;
+}
+
+static int run_since(struct run *r, struct buf *err)
+{
+	if (r->have_since)
+		return 0;
+	if (cmd_ingest_since(r->st, r->since, r->opts->now, &r->since_day, &r->since_why, err) < 0)
+		return -1;
+	r->have_since = 1;
+	return 0;
+}
+
+/* The connection to u's server, made on first use.  0, -1 or
+ * NNTP_TEMPORARY. */
+static int run_nntp(struct run *r, const struct nntp_url *u, struct nntp **out, struct buf *err)
+{
+	size_t i;
+	int e;
+
+	for (i = 0; i < r->nr_conns; i++)
+		if (!strcmp(r->conns[i].server, u->server)) {
+			*out = r->conns[i].conn;
+			return 0;
+		}
+	e = nntp_open(u, r->cfg->ingest_ca_file, r->cfg->ingest_timeout, out, err);
+	if (e < 0)
+		return e;
+	ALLOC_GROW(r->conns, r->nr_conns + 1, r->alloc_conns);
+	r->conns[r->nr_conns].server = xstrdup(u->server);
+	r->conns[r->nr_conns].conn = *out;
+	r->nr_conns++;
+	return 0;
+}
+
+enum kind { KIND_MAILDIR, KIND_MBOX, KIND_IMAP, KIND_NNTP, KIND_FD };
+
+/* Reads one source into the run; its exit code (0 when all went well). */
+static int ingest_one(struct run *r, enum kind kind, const char *where)
+{
 	struct buf err = BUF_INIT, key = BUF_INIT;
-	struct config *cfg = NULL;
-	struct state *st = NULL;
-	struct store *store = NULL;
 	struct source *src = NULL;
 	struct source_cursor from;
 	struct pending pend = { 0 };
-	struct ingest in;
+	struct nntp_url nu = { 0 };
 	char *password = NULL;
-	int all = 0, stdin_mode = 0, rc = 0, e, have_cursor = 0, verbose = opts->verbose;
-	struct opt_args args = { 0 };
-	const struct opt options[] = {
-		{ OPT_STRING, 0, "maildir", &maildir, "DIR", "the Maildir's new/ (taken mail moves to cur/)", 1, 0, 0 },
-		{ OPT_STRING, 0, "mbox", &mbox, "FILE", "an mbox, read-only; later runs go on where this one stopped", 1, 0, 0 },
-		{ OPT_STRING, 0, "imap", &imap, "URL", "imaps://USER@HOST/MAILBOX or imap://USER@HOST/MAILBOX?starttls", 1, 0, 0 },
-		OPT_BOOL_E(0, "all", &all, "keep every mail, not only replies to reports"),
-		OPT_COUNT_E('v', "verbose", &verbose, "say what became of every mail, not only of those acted on"),
-		OPT_END_E,
-	};
-	const struct opt_spec spec = {
-		.name = "perfbot ingest",
-		.args = "[-]",
-		.max_args = 1,
-		.about = "Reads new mail and keeps the replies to perfbot's reports in the archive.\n"
-			 "The source is --maildir, --mbox, --imap, or '-': one mail on stdin (for an\n"
-			 "MTA; exit 75 asks it to retry).\n",
-		.notes = "Without a source: ingest.maildir, else ingest.imap.\n",
-		.opts = options,
-	};
+	int rc = 0, e, have_cursor = 0;
 
 	memset(&from, 0, sizeof(from));
-	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
-		return rc;
-	if (args.nr && strcmp(args.v[0], "-")) {
-		rc = cmd_usage_error(&spec, "unexpected argument '%s' (the only argument is '-', a mail on stdin)",
-				     args.v[0]);
-		goto done;
-	}
-	stdin_mode = args.nr == 1;
-	if (stdin_mode && (maildir || mbox || imap)) {
-		rc = cmd_usage_error(&spec, "- cannot be used with --%s",
-				     maildir ? "maildir" : mbox ? "mbox" : "imap");
-		goto done;
-	}
-	if (config_load(opts->config_path, &cfg, &err) < 0) {
-		rc = EX_CONFIG;
-		goto fail;
-	}
-	if (!maildir && !mbox && !imap && !stdin_mode) {
-		maildir = cfg->ingest_maildir;
-		if (!maildir)
-			imap = cfg->ingest_imap;
-		if (!maildir && !imap) {
-			rc = cmd_usage_error(&spec, "no source given and neither ingest.maildir nor ingest.imap configured");
-			goto done;
+	if (kind == KIND_NNTP) {
+		if (nntp_url_parse(where, &nu, &err) < 0) {
+			rc = EX_USAGE;
+			goto fail;
 		}
+		buf_adds(&key, nu.key);
+	} else if (kind == KIND_MBOX || kind == KIND_IMAP) {
+		buf_addf(&key, "%s:%s", kind == KIND_MBOX ? "mbox" : "imap", where);
 	}
-	if (state_open(cfg->state, &st, &err) < 0) {
-		rc = stdin_mode ? EX_TEMPFAIL : EX_CANTCREAT;
-		goto fail;
-	}
-	if (mbox || imap) {
+	if (key.len) {
 		struct state_cursor sc;
 
-		buf_addf(&key, "%s:%s", mbox ? "mbox" : "imap", mbox ? mbox : imap);
-		e = state_cursor_get(st, key.data, &sc, &err);
+		e = state_cursor_get(r->st, key.data, &sc, &err);
 		if (e < 0) {
 			rc = EX_SOFTWARE;
 			goto fail;
@@ -145,48 +170,58 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 			have_cursor = 1;
 		}
 	}
-	if (imap) {
-		if (!cfg->ingest_password_file) {
+	if (kind == KIND_IMAP) {
+		if (!r->cfg->ingest_password_file) {
 			err_set(&err, "ingest.passwordFile: needed for IMAP (a file of mode 0600 with the password)");
 			rc = EX_CONFIG;
 			goto fail;
 		}
-		if (secret_read_file(cfg->ingest_password_file, &password, &err) < 0) {
+		if (secret_read_file(r->cfg->ingest_password_file, &password, &err) < 0) {
 			err_prefix(&err, "ingest.passwordFile: ");
 			rc = EX_CONFIG;
 			goto fail;
 		}
 	}
-	if (maildir)
-		e = source_open_maildir(maildir, &src, &err);
-	else if (mbox)
-		e = source_open_mbox(mbox, have_cursor ? &from : NULL, &src, &err);
-	else if (imap)
-		e = source_open_imap(imap, password, cfg->ingest_ca_file, cfg->ingest_timeout,
+	switch (kind) {
+	case KIND_MAILDIR:
+		e = source_open_maildir(where, &src, &err);
+		break;
+	case KIND_MBOX:
+		e = source_open_mbox(where, have_cursor ? &from : NULL, &src, &err);
+		break;
+	case KIND_IMAP:
+		e = source_open_imap(where, password, r->cfg->ingest_ca_file, r->cfg->ingest_timeout,
 				     have_cursor ? &from : NULL, &src, &err);
-	else
+		break;
+	case KIND_NNTP: {
+		struct nntp *conn;
+
+		if (run_since(r, &err) < 0) {
+			rc = r->since ? EX_USAGE : EX_SOFTWARE;
+			goto fail;
+		}
+		e = run_nntp(r, &nu, &conn, &err);
+		if (e == 0)
+			e = source_open_nntp(conn, nu.group, have_cursor ? &from : NULL, r->since_day,
+					     &src, &err);
+		else if (e == NNTP_TEMPORARY)
+			e = SOURCE_TEMPORARY;
+		if (e == 0 && (!have_cursor || source_restart_reason(src)))
+			fprintf(stderr, "perfbot ingest: first read of %s from %s\n", key.data,
+				r->since_why.data);
+		break;
+	}
+	default:
 		e = source_open_fd(0, &src, &err);
+		break;
+	}
 	if (e != 0) {
-		rc = e == SOURCE_TEMPORARY || stdin_mode ? EX_TEMPFAIL : EX_NOINPUT;
+		rc = e == SOURCE_TEMPORARY || r->stdin_mode ? EX_TEMPFAIL : EX_NOINPUT;
 		goto fail;
 	}
 	if (source_restart_reason(src))
-		fprintf(stderr, "perfbot ingest: reading %s from the start: %s\n", key.data,
-			source_restart_reason(src));
-	e = store_open(cfg, st, opts->now, &store, &err);
-	if (e != 0) {
-		rc = EX_TEMPFAIL;
-		goto fail;
-	}
-
-	memset(&in, 0, sizeof(in));
-	in.cfg = cfg;
-	in.st = st;
-	in.store = store;
-	in.all = all;
-	in.now = opts->now;
-	in.log.line = log_line;
-	in.verbose = verbose;
+		fprintf(stderr, "perfbot ingest: reading %s %s: %s\n", key.data,
+			kind == KIND_NNTP ? "again" : "from the start", source_restart_reason(src));
 	for (;;) {
 		struct source_msg msg;
 
@@ -196,16 +231,16 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 			break;
 		if (e < 0) {
 			/* what was taken so far is still filed below */
-			rc = e == SOURCE_TEMPORARY || stdin_mode ? EX_TEMPFAIL : EX_IOERR;
+			rc = e == SOURCE_TEMPORARY || r->stdin_mode ? EX_TEMPFAIL : EX_IOERR;
 			fprintf(stderr, "perfbot ingest: %s\n", err.data);
 			buf_reset(&err);
 			break;
 		}
 		if (msg.oversized) {
-			in.ignored++;
+			r->in.ignored++;
 			fprintf(stderr, "%s: %zu bytes, more than %u: skipped\n", msg.key, msg.size,
 				SOURCE_MAX_MESSAGE);
-		} else if (ingest_message(&in, msg.raw, msg.len, msg.key, &err) < 0) {
+		} else if (ingest_message(&r->in, msg.raw, msg.len, msg.key, &err) < 0) {
 			source_msg_release(&msg);
 			rc = EX_TEMPFAIL;
 			goto fail;
@@ -216,20 +251,16 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 		msg.len = 0;
 		ALLOC_GROW(pend.v, pend.nr + 1, pend.alloc);
 		pend.v[pend.nr++] = msg;
-		if (pend.nr >= INGEST_BATCH && flush(&in, src, &pend, st, key.len ? key.data : NULL, &err) < 0) {
+		if (pend.nr >= INGEST_BATCH &&
+		    flush(&r->in, src, &pend, r->st, key.len ? key.data : NULL, &err) < 0) {
 			rc = EX_TEMPFAIL;
 			goto fail;
 		}
 	}
-	if (flush(&in, src, &pend, st, key.len ? key.data : NULL, &err) < 0) {
+	if (flush(&r->in, src, &pend, r->st, key.len ? key.data : NULL, &err) < 0) {
 		rc = EX_TEMPFAIL;
 		goto fail;
 	}
-	if (verbose || in.kept || in.commands || in.quarantined || in.not_applied || in.not_understood)
-		fprintf(stderr, "ingest: %zu kept, %zu known already, %zu answer no report, %zu not acted on, %zu quarantined, "
-			"%zu commands, %zu not applied, %zu not understood\n",
-			in.kept, in.duplicates, in.unrelated, in.ignored, in.quarantined, in.commands,
-			in.not_applied, in.not_understood);
 	goto done;
 fail:
 	fprintf(stderr, "perfbot ingest: %s\n", err.data);
@@ -237,13 +268,133 @@ done:
 	for (size_t k = 0; k < pend.nr; k++)
 		source_msg_release(&pend.v[k]);
 	free(pend.v);
-	store_close(store);
 	source_close(src);
-	state_close(st);
 	secret_free(password);
-	config_free(cfg);
-	opt_args_release(&args);
+	nntp_url_release(&nu);
 	buf_release(&err);
 	buf_release(&key);
+	return rc;
+}
+
+int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
+{
+	const char *maildir = NULL, *mbox = NULL, *imap = NULL, *nntp = NULL, *since = NULL;
+	struct buf err = BUF_INIT;
+	struct run r;
+	int all = 0, rc = 0, e, verbose = opts->verbose;
+	size_t i;
+	struct opt_args args = { 0 };
+	const struct opt options[] = {
+		{ OPT_STRING, 0, "maildir", &maildir, "DIR", "the Maildir's new/ (taken mail moves to cur/)", 1, 0, 0 },
+		{ OPT_STRING, 0, "mbox", &mbox, "FILE", "an mbox, read-only; later runs go on where this one stopped", 1, 0, 0 },
+		{ OPT_STRING, 0, "imap", &imap, "URL", "imaps://USER@HOST/MAILBOX or imap://USER@HOST/MAILBOX?starttls", 1, 0, 0 },
+		{ OPT_STRING, 0, "nntp", &nntp, "URL", "nntps://HOST/GROUP or nntp://HOST/GROUP?starttls", 1, 0, 0 },
+		{ OPT_STRING, 0, "since", &since, "DATE", "first read of a new group or mailbox: from this day (YYYY-MM-DD)", 0, 0, 0 },
+		OPT_BOOL_E(0, "all", &all, "keep every mail, not only replies to reports"),
+		OPT_COUNT_E('v', "verbose", &verbose, "say what became of every mail, not only of those acted on"),
+		OPT_END_E,
+	};
+	const struct opt_spec spec = {
+		.name = "perfbot ingest",
+		.args = "[-]",
+		.max_args = 1,
+		.about = "Reads new mail and keeps the replies to perfbot's reports in the archive.\n"
+			 "The source is --maildir, --mbox, --imap, --nntp, or '-': one mail on stdin\n"
+			 "(for an MTA; exit 75 asks it to retry).\n",
+		.notes = "Without a source: every configured one (ingest.maildir, ingest.imap, each\n"
+			 "ingest.nntp), in that order; the exit code is the worst of theirs.\n",
+		.opts = options,
+	};
+
+	memset(&r, 0, sizeof(r));
+	buf_init(&r.since_why);
+	r.opts = opts;
+	r.since = since;
+	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
+		return rc;
+	r.since = since;
+	if (args.nr && strcmp(args.v[0], "-")) {
+		rc = cmd_usage_error(&spec, "unexpected argument '%s' (the only argument is '-', a mail on stdin)",
+				     args.v[0]);
+		goto done;
+	}
+	r.stdin_mode = args.nr == 1;
+	if (!!maildir + !!mbox + !!imap + !!nntp + r.stdin_mode > 1) {
+		rc = cmd_usage_error(&spec, "name one source: --maildir, --mbox, --imap, --nntp or -");
+		goto done;
+	}
+	if (since) {
+		int64_t t;
+
+		if (date_parse_iso8601(since, &t, &err) < 0) {
+			rc = cmd_usage_error(&spec, "--since: %s", err.data);
+			goto done;
+		}
+	}
+	if (config_load(opts->config_path, &r.cfg, &err) < 0) {
+		rc = EX_CONFIG;
+		goto fail;
+	}
+	if (!maildir && !mbox && !imap && !nntp && !r.stdin_mode && !r.cfg->ingest_maildir &&
+	    !r.cfg->ingest_imap && !r.cfg->ingest_nntp.nr) {
+		rc = cmd_usage_error(&spec, "no source given and none of ingest.maildir, ingest.imap, "
+				     "ingest.nntp configured");
+		goto done;
+	}
+	if (state_open(r.cfg->state, &r.st, &err) < 0) {
+		rc = r.stdin_mode ? EX_TEMPFAIL : EX_CANTCREAT;
+		goto fail;
+	}
+	e = store_open(r.cfg, r.st, opts->now, &r.store, &err);
+	if (e != 0) {
+		rc = EX_TEMPFAIL;
+		goto fail;
+	}
+	r.in.cfg = r.cfg;
+	r.in.st = r.st;
+	r.in.store = r.store;
+	r.in.all = all;
+	r.in.now = opts->now;
+	r.in.log.line = log_line;
+	r.in.verbose = verbose;
+	if (r.stdin_mode)
+		rc = ingest_one(&r, KIND_FD, "-");
+	else if (maildir)
+		rc = ingest_one(&r, KIND_MAILDIR, maildir);
+	else if (mbox)
+		rc = ingest_one(&r, KIND_MBOX, mbox);
+	else if (imap)
+		rc = ingest_one(&r, KIND_IMAP, imap);
+	else if (nntp)
+		rc = ingest_one(&r, KIND_NNTP, nntp);
+	else {
+		if (r.cfg->ingest_maildir)
+			rc = worse(rc, ingest_one(&r, KIND_MAILDIR, r.cfg->ingest_maildir));
+		if (r.cfg->ingest_imap)
+			rc = worse(rc, ingest_one(&r, KIND_IMAP, r.cfg->ingest_imap));
+		for (i = 0; i < r.cfg->ingest_nntp.nr; i++)
+			rc = worse(rc, ingest_one(&r, KIND_NNTP, r.cfg->ingest_nntp.v[i]));
+	}
+	if (verbose || r.in.kept || r.in.commands || r.in.quarantined || r.in.not_applied ||
+	    r.in.not_understood)
+		fprintf(stderr, "ingest: %zu kept, %zu known already, %zu answer no report, %zu not acted on, %zu quarantined, "
+			"%zu commands, %zu not applied, %zu not understood\n",
+			r.in.kept, r.in.duplicates, r.in.unrelated, r.in.ignored, r.in.quarantined, r.in.commands,
+			r.in.not_applied, r.in.not_understood);
+	goto done;
+fail:
+	fprintf(stderr, "perfbot ingest: %s\n", err.data);
+done:
+	for (i = 0; i < r.nr_conns; i++) {
+		nntp_close(r.conns[i].conn);
+		free(r.conns[i].server);
+	}
+	free(r.conns);
+	store_close(r.store);
+	state_close(r.st);
+	config_free(r.cfg);
+	opt_args_release(&args);
+	buf_release(&r.since_why);
+	buf_release(&err);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include "source-imap.h"
 #include "source-maildir.h"
 #include "source-mbox.h"
+#include "source-nntp.h"
 #include "source.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -17,13 +18,14 @@ enum source_kind {
 	SOURCE_MAILDIR,
 	SOURCE_MBOX,
 	SOURCE_IMAP,
+	SOURCE_NNTP,
 	SOURCE_FD,
 };
 
 /* A message handed out and not yet passed by the cursor. */
 struct pending {
 	char *key;
-	int64_t mark;		/* mbox: the offset after it; IMAP: its UID */
+	int64_t mark;		/* mbox: the offset after it; IMAP: its UID; NNTP: its number */
 	int acked;
 };
 
@@ -50,6 +52,13 @@ struct source {
 	size_t next;			/* msgs[next] is the next to hand out */
 	size_t sized;			/* msgs[0..sized-1] have their sizes */
 	size_t fetched;			/* msgs[next..fetched-1] were fetched */
+
+	struct nntp *nntp;		/* borrowed: the caller's connection */
+	struct nntp_over *overs;	/* the overview being read */
+	size_t nr_overs, next_over;
+	uint32_t over_end;		/* the overview's last number */
+	uint32_t nntp_next;		/* the next number to ask an overview from */
+	uint32_t nntp_last;		/* the group's high mark */
 
 	int fd;
 	int fd_done;
@@ -85,6 +94,7 @@ void source_close(struct source *s)
 	for (i = 0; i < s->nr_msgs; i++)
 		buf_release(&s->msgs[i].raw);
 	free(s->msgs);
+	free(s->overs);
 	for (i = s->head; i < s->nr_pending; i++)
 		free(s->pending[i].key);
 	free(s->pending);
@@ -438,6 +448,137 @@ static int next_imap(struct source *s, struct source_msg *msg, struct buf *err)
 	return 0;
 }
 
+/* NNTP */
+
+int source_open_nntp(struct nntp *conn, const char *group, const struct source_cursor *from,
+		     int64_t since, struct source **out, struct buf *err)
+{
+	struct nntp_range range;
+	struct source *s;
+	uint32_t start;
+	int r, fresh = !from;
+
+	*out = NULL;
+	r = nntp_group(conn, group, &range, err);
+	if (r < 0)
+		return r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+	s = source_new(SOURCE_NNTP);
+	s->nntp = conn;
+	s->nntp_last = range.count ? range.last : 0;
+	if (from && (from->last_uid < 0 || from->last_uid > NNTP_NUMBER_MAX)) {
+		set_restart(s, "the stored article number %" PRId64 " of %s is not one: "
+			    "reading the group from the day of the first read", from->last_uid, group);
+		fresh = 1;
+	} else if (from && range.count && range.first > from->last_uid + 1) {
+		set_restart(s, "the low mark of %s is %" PRIu32 ", above the %" PRId64
+			    " read up to (the server numbers again): reading it from the day of the first read"
+			    ", leaving out the mail already taken",
+			    group, range.first, from->last_uid);
+		fresh = 1;
+	} else if (from && (range.count ? range.last : range.first ? range.first - 1 : 0) <
+		   from->last_uid) {
+		set_restart(s, "the high mark of %s is %" PRIu32 ", below the %" PRId64
+			    " read up to (the server numbers again): reading it from the day of the first read"
+			    ", leaving out the mail already taken",
+			    group, range.count ? range.last : 0, from->last_uid);
+		fresh = 1;
+	}
+	if (fresh) {
+		r = nntp_find_date(conn, &range, since, &start, err);
+		if (r < 0) {
+			source_close(s);
+			return r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+		}
+		s->cursor.last_uid = (int64_t)start - 1;
+		if (!range.count)
+			s->cursor.last_uid = range.first ? range.first - 1 : 0;
+	} else {
+		s->cursor.last_uid = from->last_uid;
+	}
+	s->nntp_next = (uint32_t)s->cursor.last_uid + 1;
+	*out = s;
+	return 0;
+}
+
+/* The next overview window from nntp_next on; 0 when the group is read. */
+static int over_window(struct source *s, struct buf *err)
+{
+	uint32_t lo = s->nntp_next, hi;
+	int r;
+
+	free(s->overs);
+	s->overs = NULL;
+	s->nr_overs = s->next_over = 0;
+	if (!s->nntp_last || lo > s->nntp_last)
+		return 0;
+	hi = s->nntp_last - lo >= NNTP_OVER_MAX ? lo + NNTP_OVER_MAX - 1 : s->nntp_last;
+	r = nntp_over(s->nntp, lo, hi, &s->overs, &s->nr_overs, err);
+	if (r < 0)
+		return r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+	s->over_end = hi;
+	s->nntp_next = hi + 1;
+	return 1;
+}
+
+static int next_nntp(struct source *s, struct source_msg *msg, struct buf *err)
+{
+	for (;;) {
+		struct nntp_over *o;
+		struct buf key = BUF_INIT;
+		int r;
+
+		if (s->next_over == s->nr_overs) {
+			/* the numbers of the window the server has no article
+			 * for hold nothing back */
+			if (s->overs || s->over_end) {
+				pending_add(s, xstrdup("nntp:gap"), s->over_end, 1);
+				if (pending_advance(s, err) < 0)
+					return fail(s, -1, err);
+				s->over_end = 0;
+			}
+			r = over_window(s, err);
+			if (r <= 0)
+				return r < 0 ? fail(s, r, err) : 0;
+			continue;
+		}
+		o = s->overs + s->next_over++;
+		buf_addf(&key, "nntp:%" PRIu32, o->number);
+		if (o->size > SOURCE_MAX_MESSAGE) {
+			msg->key = buf_detach(&key, NULL);
+			msg->size = (size_t)o->size;
+			msg->oversized = 1;
+			pending_add(s, xstrdup(msg->key), o->number, 0);
+			return 1;
+		}
+		r = nntp_article(s->nntp, o->number, &s->scratch, err);
+		if (r < 0) {
+			buf_release(&key);
+			return fail(s, r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1, err);
+		}
+		if (r == 0 || s->scratch.len > SOURCE_MAX_MESSAGE) {
+			/* removed since the overview, or larger than it said */
+			if (r == 1) {
+				msg->key = buf_detach(&key, NULL);
+				msg->size = s->scratch.len;
+				msg->oversized = 1;
+				buf_release(&s->scratch);
+				pending_add(s, xstrdup(msg->key), o->number, 0);
+				return 1;
+			}
+			buf_release(&key);
+			pending_add(s, xstrdup("nntp:removed"), o->number, 1);
+			if (pending_advance(s, err) < 0)
+				return fail(s, -1, err);
+			continue;
+		}
+		msg->key = buf_detach(&key, NULL);
+		msg->raw = buf_detach(&s->scratch, &msg->len);
+		msg->size = msg->len;
+		pending_add(s, xstrdup(msg->key), o->number, 0);
+		return 1;
+	}
+}
+
 /* A descriptor */
 
 int source_open_fd(int fd, struct source **out, struct buf *err)
@@ -500,6 +641,8 @@ int source_next(struct source *s, struct source_msg *msg, struct buf *err)
 		return next_mbox(s, msg, err);
 	case SOURCE_IMAP:
 		return next_imap(s, msg, err);
+	case SOURCE_NNTP:
+		return next_nntp(s, msg, err);
 	case SOURCE_FD:
 		return next_fd(s, msg, err);
 	}
@@ -515,6 +658,7 @@ int source_ack(struct source *s, const struct source_msg *msg, struct buf *err)
 		return maildir_take(s->maildir, msg->key, err);
 	case SOURCE_MBOX:
 	case SOURCE_IMAP:
+	case SOURCE_NNTP:
 		return pending_ack(s, msg->key, err);
 	case SOURCE_FD:
 		return 0;
