@@ -20,6 +20,8 @@ struct nntp {
 	char *where;		/* "news.example.org:563" for messages */
 	int gone;		/* the connection is lost or not trusted: say nothing more */
 	struct streambound bound;
+	size_t in_flight;	/* ARTICLE commands sent and not answered yet */
+	MMAPString *body;	/* the multi-line answer being read */
 };
 
 /* URLs */
@@ -399,6 +401,8 @@ static int nntp_group_unguarded(struct nntp *n, const char *group, struct nntp_r
 		return lost(n, err);
 	if (!group_ok(group, strlen(group)))
 		return err_set(err, "nntp %s: not a group name", n->where);
+	if (n->in_flight)
+		return err_set(err, "nntp: GROUP while ARTICLE answers are awaited");
 	r = newsnntp_group(n->session, group, &info);
 	if (r != NEWSNNTP_NO_ERROR)
 		return server_fail(n, r, group, err);
@@ -449,6 +453,8 @@ static int nntp_over_unguarded(struct nntp *n, uint32_t lo, uint32_t hi, struct 
 	if (lo > hi || hi - lo >= NNTP_OVER_MAX || hi > NNTP_NUMBER_MAX)
 		return err_set(err, "nntp: XOVER %u-%u: a range of at most %d numbers up to 2^31",
 			       (unsigned)lo, (unsigned)hi, NNTP_OVER_MAX);
+	if (n->in_flight)
+		return err_set(err, "nntp: XOVER while ARTICLE answers are awaited");
 	r = newsnntp_xover_range(n->session, lo, hi, &list);
 	if (r != NEWSNNTP_NO_ERROR) {
 		if (empty_range(n, r))
@@ -485,25 +491,76 @@ static int nntp_over_unguarded(struct nntp *n, uint32_t lo, uint32_t hi, struct 
 	return 0;
 }
 
-static int nntp_article_unguarded(struct nntp *n, uint32_t number, struct buf *raw,
-				  struct buf *err)
+static int nntp_article_send_unguarded(struct nntp *n, const uint32_t *numbers, size_t nr,
+				       struct buf *err)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int r;
+	struct buf cmds = BUF_INIT;
+	size_t i;
+
+	if (n->gone)
+		return lost(n, err);
+	if (n->in_flight + nr > NNTP_PIPELINE_MAX)
+		return err_set(err, "nntp: more than %d ARTICLE commands at once", NNTP_PIPELINE_MAX);
+	for (i = 0; i < nr; i++) {
+		if (!numbers[i] || numbers[i] > NNTP_NUMBER_MAX) {
+			buf_release(&cmds);
+			return err_set(err, "nntp: %u is not an article number", (unsigned)numbers[i]);
+		}
+		buf_addf(&cmds, "ARTICLE %u\r\n", (unsigned)numbers[i]);
+	}
+	if (!nr)
+		return 0;
+	if (mailstream_write(n->session->nntp_stream, cmds.data, cmds.len) != (ssize_t)cmds.len ||
+	    mailstream_flush(n->session->nntp_stream) < 0) {
+		buf_release(&cmds);
+		return server_fail(n, NEWSNNTP_ERROR_STREAM, "ARTICLE", err);
+	}
+	buf_release(&cmds);
+	n->in_flight += nr;
+	return 0;
+}
+
+static int nntp_article_read_unguarded(struct nntp *n, struct buf *raw, struct buf *err)
+{
+	mailstream *s;
+	char *line;
+	long code;
 
 	buf_reset(raw);
 	if (n->gone)
 		return lost(n, err);
-	if (!number || number > NNTP_NUMBER_MAX)
-		return err_set(err, "nntp: %u is not an article number", (unsigned)number);
-	r = newsnntp_article(n->session, number, &text, &len);
-	if (r == NEWSNNTP_ERROR_INVALID_ARTICLE_NUMBER || r == NEWSNNTP_ERROR_ARTICLE_NOT_FOUND)
+	if (!n->in_flight)
+		return err_set(err, "nntp: no ARTICLE is waiting for its answer");
+	s = n->session->nntp_stream;
+	line = mailstream_read_line_remove_eol(s, n->session->nntp_stream_buffer);
+	if (!line)
+		return server_fail(n, NEWSNNTP_ERROR_STREAM, "ARTICLE", err);
+	n->in_flight--;
+	code = strtol(line, NULL, 10);
+	if (code == 423 || code == 430)
 		return 0;
-	if (r != NEWSNNTP_NO_ERROR || !text)
-		return server_fail(n, r == NEWSNNTP_NO_ERROR ? NEWSNNTP_ERROR_STREAM : r, "ARTICLE", err);
-	imap_crlf_to_lf(raw, text, len);
-	newsnntp_article_free(text);
+	if (code != 220 && (n->bound.closed || n->bound.tripped))	/* a line cut short */
+		return server_fail(n, NEWSNNTP_ERROR_STREAM, "ARTICLE", err);
+	if (code != 220) {
+		struct buf q = BUF_INIT;
+
+		header_quote_input(&q, line);
+		n->gone = 1;	/* the answers that follow cannot be told apart */
+		err_set(err, "nntp %s: ARTICLE: %s", n->where, q.data);
+		buf_release(&q);
+		return code >= 400 && code < 500 && code != 423 && code != 430 ? NNTP_TEMPORARY : -1;
+	}
+	if (!n->body && !(n->body = mmap_string_new("")))
+		return err_set(err, "nntp: out of memory in libetpan");
+	if (!mailstream_read_multiline(s, 0, n->session->nntp_stream_buffer, n->body, 0, NULL, NULL,
+				       NULL))
+		return server_fail(n, NEWSNNTP_ERROR_STREAM, "ARTICLE", err);
+	imap_crlf_to_lf(raw, n->body->str, n->body->len);
+	/* keep no article's worth of memory between reads */
+	if (n->body->allocated_len > (1u << 20)) {
+		mmap_string_free(n->body);
+		n->body = NULL;
+	}
 	return 1;
 }
 
@@ -569,9 +626,12 @@ static void nntp_close_unguarded(struct nntp *n)
 {
 	if (!n)
 		return;
-	if (!n->gone && n->session->nntp_stream)
+	/* with answers still coming, QUIT's own could not be told apart */
+	if (!n->gone && !n->in_flight && n->session->nntp_stream)
 		newsnntp_quit(n->session);
 	newsnntp_free(n->session);
+	if (n->body)
+		mmap_string_free(n->body);
 	free(n->where);
 	free(n);
 }
@@ -613,13 +673,24 @@ int nntp_over(struct nntp *n, uint32_t lo, uint32_t hi, struct nntp_over **v, si
 	return r;
 }
 
-int nntp_article(struct nntp *n, uint32_t number, struct buf *raw, struct buf *err)
+int nntp_article_send(struct nntp *n, const uint32_t *numbers, size_t nr, struct buf *err)
 {
 	struct tcp_sigpipe g;
 	int r;
 
 	tcp_sigpipe_block(&g);
-	r = nntp_article_unguarded(n, number, raw, err);
+	r = nntp_article_send_unguarded(n, numbers, nr, err);
+	tcp_sigpipe_restore(&g);
+	return r;
+}
+
+int nntp_article_read(struct nntp *n, struct buf *raw, struct buf *err)
+{
+	struct tcp_sigpipe g;
+	int r;
+
+	tcp_sigpipe_block(&g);
+	r = nntp_article_read_unguarded(n, raw, err);
 	tcp_sigpipe_restore(&g);
 	return r;
 }

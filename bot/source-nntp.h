@@ -15,7 +15,7 @@
  *      sends a single byte over TLS (libetpan verifies nothing);
  *   3. GROUP (the range: first and last article numbers, count);
  *   4. XOVER of ranges (the article numbers that exist, their Date and
- *      :bytes), and ARTICLE by number;
+ *      :bytes), and ARTICLE by number, pipelined;
  *   5. QUIT.
  * No login: public list archives (lore, public-inbox-nntpd) need none.
  *
@@ -45,6 +45,7 @@
 #define NNTP_URL_MAX 1024		/* bytes in a URL */
 #define NNTP_GROUP_MAX 256		/* bytes of a group name */
 #define NNTP_OVER_MAX 1000		/* articles named in one XOVER range */
+#define NNTP_PIPELINE_MAX 64		/* ARTICLE commands awaiting their answers */
 #define NNTP_NUMBER_MAX 2147483647u	/* RFC 3977 §6: article numbers fit 31 bits */
 /* Bytes of one server answer, at most (etpanlib.h's bound): an article
  * of at most 32 MiB (source.h) or an overview of NNTP_OVER_MAX lines. */
@@ -122,11 +123,18 @@ int nntp_over(struct nntp *n, uint32_t lo, uint32_t hi, struct nntp_over **v, si
 	      struct buf *err);
 
 /*
- * ARTICLE number of the selected group into raw (reset first; CRLF
- * turned into LF, dots unstuffed).  1 when it came, 0 when the server has
- * no such article (423/430: removed meanwhile), -1 or NNTP_TEMPORARY.
+ * Pipelining (RFC 3977 §3.5): nntp_article_send() sends ARTICLE for each
+ * of numbers[0..nr-1] in one write, so the server works on them while the
+ * caller handles earlier ones; nntp_article_read() reads the answer to
+ * the oldest one sent and not read into raw (reset first; CRLF turned
+ * into LF, dots unstuffed): 1, 0 for a number the server no longer has
+ * (423/430: removed meanwhile), -1 or NNTP_TEMPORARY.  At most
+ * NNTP_PIPELINE_MAX awaited at once; no other command may be sent while
+ * any is (-1).  An answer other than 220, 423 or 430 ends the session
+ * (the answers after it could not be matched to their commands).
  */
-int nntp_article(struct nntp *n, uint32_t number, struct buf *raw, struct buf *err);
+int nntp_article_send(struct nntp *n, const uint32_t *numbers, size_t nr, struct buf *err);
+int nntp_article_read(struct nntp *n, struct buf *raw, struct buf *err);
 
 /*
  * The number of the first article dated `since` or later among

@@ -55,7 +55,17 @@ struct source {
 
 	struct nntp *nntp;		/* borrowed: the caller's connection */
 	struct nntp_over *overs;	/* the overview being read */
-	size_t nr_overs, next_over;
+	size_t nr_overs, next_over;	/* overs[next_over..] are not asked for yet */
+	size_t batch_end;		/* overs[..batch_end-1] asked for (ARTICLE sent) */
+	struct nntp_ready {		/* read, not handed out yet, in number order */
+		uint32_t number;
+		int state;		/* 1 the bytes in raw, 0 removed, -1 oversized */
+		size_t size;
+		struct buf raw;
+	} *ready;
+	size_t nr_ready, next_ready, alloc_ready;
+	int nntp_failed;		/* an error after what ready holds */
+	struct buf nntp_failure;
 	uint32_t over_end;		/* the overview's last number */
 	uint32_t nntp_next;		/* the next number to ask an overview from */
 	uint32_t nntp_last;		/* the group's high mark */
@@ -79,6 +89,7 @@ static struct source *source_new(enum source_kind kind)
 	s->fd = -1;
 	buf_init(&s->scratch);
 	buf_init(&s->failure);
+	buf_init(&s->nntp_failure);
 	return s;
 }
 
@@ -95,6 +106,10 @@ void source_close(struct source *s)
 		buf_release(&s->msgs[i].raw);
 	free(s->msgs);
 	free(s->overs);
+	for (i = 0; i < s->nr_ready; i++)
+		buf_release(&s->ready[i].raw);
+	free(s->ready);
+	buf_release(&s->nntp_failure);
 	for (i = s->head; i < s->nr_pending; i++)
 		free(s->pending[i].key);
 	free(s->pending);
@@ -508,7 +523,7 @@ static int over_window(struct source *s, struct buf *err)
 
 	free(s->overs);
 	s->overs = NULL;
-	s->nr_overs = s->next_over = 0;
+	s->nr_overs = s->next_over = s->batch_end = 0;
 	if (!s->nntp_last || lo > s->nntp_last)
 		return 0;
 	hi = s->nntp_last - lo >= NNTP_OVER_MAX ? lo + NNTP_OVER_MAX - 1 : s->nntp_last;
@@ -520,62 +535,130 @@ static int over_window(struct source *s, struct buf *err)
 	return 1;
 }
 
+/* Sends ARTICLE for the next batch of the window: at most
+ * SOURCE_NNTP_BATCH_MAX articles and SOURCE_NNTP_BATCH_BYTES by the
+ * overview's sizes (a larger one alone); oversized ones are not asked for. */
+static int nntp_send_batch(struct source *s, struct buf *err)
+{
+	uint32_t numbers[SOURCE_NNTP_BATCH_MAX];
+	size_t end = s->next_over, n = 0;
+	uint64_t bytes = 0;
+	int r;
+
+	while (end < s->nr_overs && n < SOURCE_NNTP_BATCH_MAX) {
+		const struct nntp_over *o = s->overs + end;
+
+		if (o->size <= SOURCE_MAX_MESSAGE) {
+			if (n && bytes + o->size > SOURCE_NNTP_BATCH_BYTES)
+				break;
+			bytes += o->size;
+			numbers[n++] = o->number;
+		}
+		end++;
+	}
+	r = nntp_article_send(s->nntp, numbers, n, err);
+	if (r < 0)
+		return r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+	s->batch_end = end;
+	return 0;
+}
+
+/* Reads the answers of the batch sent into ready; an error is kept in
+ * nntp_failed, for after what was read is handed out. */
+static void nntp_read_batch(struct source *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_ready; i++)
+		buf_release(&s->ready[i].raw);
+	s->nr_ready = s->next_ready = 0;
+	for (; s->next_over < s->batch_end; s->next_over++) {
+		const struct nntp_over *o = s->overs + s->next_over;
+		struct nntp_ready *d;
+		int r = 1;
+
+		ALLOC_GROW(s->ready, s->nr_ready + 1, s->alloc_ready);
+		d = s->ready + s->nr_ready;
+		d->number = o->number;
+		buf_init(&d->raw);
+		if (o->size > SOURCE_MAX_MESSAGE) {
+			d->state = -1;
+			d->size = (size_t)o->size;
+		} else if ((r = nntp_article_read(s->nntp, &d->raw, &s->nntp_failure)) < 0) {
+			buf_release(&d->raw);
+			s->nntp_failed = r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+			return;
+		} else if (r == 1 && d->raw.len > SOURCE_MAX_MESSAGE) {
+			/* larger than the overview said */
+			d->state = -1;
+			d->size = d->raw.len;
+			buf_release(&d->raw);
+		} else {
+			d->state = r;
+			d->size = d->raw.len;
+		}
+		s->nr_ready++;
+	}
+}
+
 static int next_nntp(struct source *s, struct source_msg *msg, struct buf *err)
 {
 	for (;;) {
-		struct nntp_over *o;
+		struct nntp_ready *d;
 		struct buf key = BUF_INIT;
 		int r;
 
-		if (s->next_over == s->nr_overs) {
-			/* the numbers of the window the server has no article
-			 * for hold nothing back */
-			if (s->overs || s->over_end) {
-				pending_add(s, xstrdup("nntp:gap"), s->over_end, 1);
+		if (s->next_ready < s->nr_ready) {
+			d = s->ready + s->next_ready++;
+			if (d->state == 0) {
+				/* removed since the overview: holds nothing back */
+				pending_add(s, xstrdup("nntp:removed"), d->number, 1);
 				if (pending_advance(s, err) < 0)
 					return fail(s, -1, err);
-				s->over_end = 0;
+				continue;
 			}
-			r = over_window(s, err);
-			if (r <= 0)
-				return r < 0 ? fail(s, r, err) : 0;
-			continue;
-		}
-		o = s->overs + s->next_over++;
-		buf_addf(&key, "nntp:%" PRIu32, o->number);
-		if (o->size > SOURCE_MAX_MESSAGE) {
+			buf_addf(&key, "nntp:%" PRIu32, d->number);
 			msg->key = buf_detach(&key, NULL);
-			msg->size = (size_t)o->size;
-			msg->oversized = 1;
-			pending_add(s, xstrdup(msg->key), o->number, 0);
+			if (d->state < 0) {
+				msg->size = d->size;
+				msg->oversized = 1;
+			} else {
+				msg->raw = buf_detach(&d->raw, &msg->len);
+				msg->size = msg->len;
+			}
+			pending_add(s, xstrdup(msg->key), d->number, 0);
 			return 1;
 		}
-		r = nntp_article(s->nntp, o->number, &s->scratch, err);
-		if (r < 0) {
-			buf_release(&key);
-			return fail(s, r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1, err);
+		if (s->nntp_failed) {
+			err_set(err, "%s", s->nntp_failure.data);
+			return fail(s, s->nntp_failed, err);
 		}
-		if (r == 0 || s->scratch.len > SOURCE_MAX_MESSAGE) {
-			/* removed since the overview, or larger than it said */
-			if (r == 1) {
-				msg->key = buf_detach(&key, NULL);
-				msg->size = s->scratch.len;
-				msg->oversized = 1;
-				buf_release(&s->scratch);
-				pending_add(s, xstrdup(msg->key), o->number, 0);
-				return 1;
-			}
-			buf_release(&key);
-			pending_add(s, xstrdup("nntp:removed"), o->number, 1);
-			if (pending_advance(s, err) < 0)
-				return fail(s, -1, err);
+		if (s->next_over < s->batch_end) {
+			/* the batch in flight: read it, and ask for the next
+			 * before handing it out, so the server works meanwhile */
+			nntp_read_batch(s);
+			if (!s->nntp_failed && s->next_over < s->nr_overs &&
+			    (r = nntp_send_batch(s, &s->nntp_failure)) < 0)
+				s->nntp_failed = r;
 			continue;
 		}
-		msg->key = buf_detach(&key, NULL);
-		msg->raw = buf_detach(&s->scratch, &msg->len);
-		msg->size = msg->len;
-		pending_add(s, xstrdup(msg->key), o->number, 0);
-		return 1;
+		if (s->next_over < s->nr_overs) {
+			r = nntp_send_batch(s, err);
+			if (r < 0)
+				return fail(s, r, err);
+			continue;
+		}
+		/* the window is done: the numbers it had no article for hold
+		 * nothing back */
+		if (s->overs || s->over_end) {
+			pending_add(s, xstrdup("nntp:gap"), s->over_end, 1);
+			if (pending_advance(s, err) < 0)
+				return fail(s, -1, err);
+			s->over_end = 0;
+		}
+		r = over_window(s, err);
+		if (r <= 0)
+			return r < 0 ? fail(s, r, err) : 0;
 	}
 }
 

@@ -57,6 +57,8 @@
 #define SOURCE_MAX_MESSAGE (32u << 20)	/* bytes of one message */
 #define SOURCE_IMAP_BATCH_BYTES (8u << 20)	/* IMAP bodies fetched at once (a larger one alone) */
 #define SOURCE_IMAP_BATCH_MAX 100		/* IMAP messages fetched at once */
+#define SOURCE_NNTP_BATCH_BYTES (8u << 20)	/* NNTP articles asked for at once (a larger one alone) */
+#define SOURCE_NNTP_BATCH_MAX 32		/* NNTP articles asked for at once */
 #define SOURCE_TEMPORARY (-2)
 
 struct source;

@@ -111,13 +111,13 @@ config "$tmp/s1" >"$tmp/c1"
 "$perfbot" --config "$tmp/c1" ingest --all --since 2026-03-01 --nntp "$url" 2>"$tmp/1.log"
 check "ingest --nntp: exit 0" test $? -eq 0
 check "ingest --nntp: says where the first read starts" grep -q "first read of nntp://127.0.0.1:$pport/inbox.test from 2026-03-01, --since" "$tmp/1.log"
-check_eq "ingest --nntp: 30 mails known, archived, committed once each" "$(count "$tmp/s1")" "30 30 30"
+check_eq "ingest --nntp: 30 mails known, archived, committed once each" "30 30 30" "$(count "$tmp/s1")"
 body() { # ARCHIVE SUBJECT: the body of that mail's blob
 	c=$(git --git-dir="$1/git/0.git" log --format=%H -n1 --grep="^$2\$" master)
 	git --git-dir="$1/git/0.git" cat-file blob "$c:m" | python3 -c "import sys; d=sys.stdin.buffer.read(); sys.stdout.buffer.write(d[d.index(b'\\n\\n'):])"
 }
 check_eq "ingest --nntp: the body byte for byte as the list's archive holds it (dots unstuffed, CRLF made LF)" \
-	"$(body "$tmp/s1/archive" "topic 7" | od -c)" "$(body "$tmp/pa/archive" "topic 7" | od -c)"
+	"$(body "$tmp/pa/archive" "topic 7" | od -c)" "$(body "$tmp/s1/archive" "topic 7" | od -c)"
 body "$tmp/s1/archive" "topic 7" >"$tmp/n7.body"
 check "ingest --nntp: ... its lines that begin with dots as sent" grep -qx '[.][.]two' "$tmp/n7.body"
 
@@ -126,7 +126,7 @@ check "ingest --nntp: ... its lines that begin with dots as sent" grep -qx '[.][
 "$perfbot" --config "$tmp/c1" ingest --all --nntp "$url" 2>"$tmp/2.log"
 check "ingest --nntp again: exit 0, silent" test $? -eq 0 -a ! -s "$tmp/2.log"
 check_eq "ingest --nntp again: the server saw one connection, GROUP and QUIT" \
-	"$(tr '\n' ' ' <"$tmp/proxy.log")" "connect GROUP inbox.test QUIT "
+	"connect GROUP inbox.test QUIT " "$(tr '\n' ' ' <"$tmp/proxy.log")"
 
 # 3. new mail added to the list is taken by the next run, and only it
 gen 5 30 >"$tmp/a2.mbox"
@@ -135,14 +135,14 @@ sh "$pinntpd" index "$tmp/pi" "$tmp/pa/archive" || not_ok "public-inbox-index of
 "$perfbot" --config "$tmp/c1" ingest --all --nntp "$url" 2>"$tmp/3.log"
 check "ingest --nntp, new mail: exit 0" test $? -eq 0
 check "ingest --nntp, new mail: 5 kept" grep -q "^ingest: 5 kept, 0 known already" "$tmp/3.log"
-check_eq "ingest --nntp, new mail: 35 mails, once each" "$(count "$tmp/s1")" "35 35 35"
+check_eq "ingest --nntp, new mail: 35 mails, once each" "35 35 35" "$(count "$tmp/s1")"
 
 # 4. --since finds the first article of that day by XOVER dates
 config "$tmp/s4" >"$tmp/c4"
 : >"$tmp/proxy.log"
 "$perfbot" --config "$tmp/c4" ingest --all --since 2026-03-02 --nntp "$url" 2>"$tmp/4.log"
 check "ingest --since 2026-03-02: exit 0" test $? -eq 0
-check_eq "ingest --since 2026-03-02: the 25 mails from that day on" "$(count "$tmp/s4")" "25 25 25"
+check_eq "ingest --since 2026-03-02: the 25 mails from that day on" "25 25 25" "$(count "$tmp/s4")"
 check "ingest --since 2026-03-02: ARTICLE from number 11 on, nothing before" \
 	test "$(grep '^ARTICLE' "$tmp/proxy.log" | head -n 1):$(grep -c '^ARTICLE' "$tmp/proxy.log")" = "ARTICLE 11:25"
 
@@ -152,20 +152,22 @@ config "$tmp/s5" >"$tmp/c5"
 "$perfbot" --config "$tmp/c5" ingest --all --nntp "$url" 2>"$tmp/5.log"
 check "ingest, first read without --since: exit 0" test $? -eq 0
 check "ingest, first read without --since: says it starts today, no report being open" grep -q "from [0-9-]*, today: no report is open" "$tmp/5.log"
-check_eq "ingest, first read without --since: nothing older taken" "$(count "$tmp/s5")" "0 0 0"
+check_eq "ingest, first read without --since: nothing older taken" "0 0 0" "$(count "$tmp/s5")"
 
-# 6. the server stops mid-run (the connection dropped at the 11th ARTICLE):
-#    exit 75, the 10 taken filed; the next run completes
+# 6. the server stops mid-run (the connection dropped when the 11th ARTICLE
+#    arrives; pipelined, the answers before it may or may not have come):
+#    exit 75, what came is filed; the next run completes
 dport=$(free_port)
 start_proxy "$dport" "$tmp/drop.log" --drop-after 10
 config "$tmp/s6" >"$tmp/c6"
 "$perfbot" --config "$tmp/c6" ingest --all --since 2026-03-01 --nntp "nntp://127.0.0.1:$dport/inbox.test" 2>"$tmp/6.log"
-check_eq "ingest --nntp, connection dropped: exit 75" "$?" 75
+check_eq "ingest --nntp, connection dropped: exit 75" 75 "$?"
 check "ingest --nntp, connection dropped: says the server closed it" grep -q "nntp 127.0.0.1:$dport: ARTICLE: the server closed the connection" "$tmp/6.log"
-check_eq "ingest --nntp, connection dropped: the 10 taken are filed" "$(count "$tmp/s6")" "10 10 10"
+n6=$(count "$tmp/s6")
+check "ingest --nntp, connection dropped: at most the 10 answered are filed ($n6)" test "${n6%% *}" -le 10 -a "$n6" = "${n6%% *} ${n6%% *} ${n6%% *}"
 "$perfbot" --config "$tmp/c6" ingest --all --nntp "nntp://127.0.0.1:$dport/inbox.test" 2>"$tmp/6b.log"
 check "ingest --nntp after the drop: exit 0" test $? -eq 0
-check_eq "ingest --nntp after the drop: 35 mails, once each" "$(count "$tmp/s6")" "35 35 35"
+check_eq "ingest --nntp after the drop: 35 mails, once each" "35 35 35" "$(count "$tmp/s6")"
 
 # 7. the server stops answering at the 6th ARTICLE: ingest.timeout (2 s),
 #    exit 75, the 5 taken filed; the next run completes
@@ -173,11 +175,11 @@ hport=$(free_port)
 start_proxy "$hport" "$tmp/hang.log" --hang-after 5
 config "$tmp/s7" >"$tmp/c7"
 "$perfbot" --config "$tmp/c7" ingest --all --since 2026-03-01 --nntp "nntp://127.0.0.1:$hport/inbox.test" 2>"$tmp/7.log"
-check_eq "ingest --nntp, server silent: exit 75" "$?" 75
-check_eq "ingest --nntp, server silent: the 5 taken are filed" "$(count "$tmp/s7")" "5 5 5"
+check_eq "ingest --nntp, server silent: exit 75" 75 "$?"
+check_eq "ingest --nntp, server silent: the 5 answered before the silence are filed" "5 5 5" "$(count "$tmp/s7")"
 "$perfbot" --config "$tmp/c7" ingest --all --nntp "nntp://127.0.0.1:$hport/inbox.test" 2>"$tmp/7b.log"
 check "ingest --nntp after the timeout: exit 0" test $? -eq 0
-check_eq "ingest --nntp after the timeout: 35 mails, once each" "$(count "$tmp/s7")" "35 35 35"
+check_eq "ingest --nntp after the timeout: 35 mails, once each" "35 35 35" "$(count "$tmp/s7")"
 
 # 8. kill -9 of perfbot while it waits for the 13th article, then a run:
 #    each mail once
@@ -190,10 +192,10 @@ i=0
 while [ ! -e "$tmp/at12" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
 kill -9 "$kp" 2>/dev/null
 wait "$kp" 2>/dev/null
-check_eq "ingest --nntp, kill -9: perfbot was killed while at work" "$?" 137
+check_eq "ingest --nntp, kill -9: perfbot was killed while at work" 137 "$?"
 "$perfbot" --config "$tmp/c8" ingest --all --since 2026-03-01 --nntp "nntp://127.0.0.1:$kport/inbox.test" 2>"$tmp/8.log"
 check "ingest --nntp after kill -9: exit 0" test $? -eq 0
-check_eq "ingest --nntp after kill -9: 35 mails, once each" "$(count "$tmp/s8")" "35 35 35"
+check_eq "ingest --nntp after kill -9: 35 mails, once each" "35 35 35" "$(count "$tmp/s8")"
 
 # 9. `ingest` with no source: every configured group, one connection per
 #    server; a group the server lacks fails alone, exit the worst (66)
@@ -201,14 +203,14 @@ config "$tmp/s9" "nntp = $url" "nntp = nntp://127.0.0.1:$pport/inbox.two" >"$tmp
 : >"$tmp/proxy.log"
 "$perfbot" --config "$tmp/c9" ingest --all --since 2026-03-01 2>"$tmp/9.log"
 check "ingest, two groups configured: exit 0" test $? -eq 0
-check_eq "ingest, two groups configured: 40 mails" "$(count "$tmp/s9")" "40 40 40"
+check_eq "ingest, two groups configured: 40 mails" "40 40 40" "$(count "$tmp/s9")"
 check_eq "ingest, two groups configured: one connection, both groups on it" \
-	"$(grep -c '^connect' "$tmp/proxy.log"):$(grep '^GROUP' "$tmp/proxy.log" | tr '\n' ' ')" "1:GROUP inbox.test GROUP inbox.two "
+	"1:GROUP inbox.test GROUP inbox.two " "$(grep -c '^connect' "$tmp/proxy.log"):$(grep '^GROUP' "$tmp/proxy.log" | tr '\n' ' ')"
 config "$tmp/s9b" "nntp = nntp://127.0.0.1:$pport/no.such.group" "nntp = nntp://127.0.0.1:$pport/inbox.two" >"$tmp/c9b"
 "$perfbot" --config "$tmp/c9b" ingest --all --since 2026-03-01 2>"$tmp/9b.log"
-check_eq "ingest, a group the server lacks: exit 66 (the worst)" "$?" 66
+check_eq "ingest, a group the server lacks: exit 66 (the worst)" 66 "$?"
 check "ingest, a group the server lacks: says so" grep -q "no.such.group: the server has no such group" "$tmp/9b.log"
-check_eq "ingest, a group the server lacks: the other group is read" "$(count "$tmp/s9b")" "5 5 5"
+check_eq "ingest, a group the server lacks: the other group is read" "5 5 5" "$(count "$tmp/s9b")"
 
 # 10. the server numbers again (another inbox served under the name, its
 #     high mark below the cursor): said, read from the day, nothing twice
@@ -223,7 +225,7 @@ out=$(CERTS=$tmp/certs NNTPS_PORT=$sport sh "$pinntpd" start "$tmp/pi" "$port" \
 check "ingest --nntp, renumbered: exit 0" test $? -eq 0
 check "ingest --nntp, renumbered: says why it reads the group again" grep -q "reading nntp://127.0.0.1:$pport/inbox.test again: the high mark of inbox.test is 13, below the 35 read up to" "$tmp/10.log"
 check "ingest --nntp, renumbered: the 3 new mails kept, the 10 known left out" grep -q "^ingest: 3 kept, 10 known already" "$tmp/10.log"
-check_eq "ingest --nntp, renumbered: 43 mails (35 + inbox.two's 5 + 3), once each" "$(count "$tmp/s1")" "43 43 43"
+check_eq "ingest --nntp, renumbered: 43 mails (35 + inbox.two's 5 + 3), once each" "43 43 43" "$(count "$tmp/s1")"
 "$perfbot" --config "$tmp/c1" ingest --all --nntp "$url" 2>"$tmp/10b.log"
 check "ingest --nntp, renumbered, again: nothing" test ! -s "$tmp/10b.log"
 
@@ -232,14 +234,14 @@ check "ingest --nntp, renumbered, again: nothing" test ! -s "$tmp/10b.log"
 config "$tmp/s11" "caFile = $tmp/certs/ca.pem" >"$tmp/c11"
 "$perfbot" --config "$tmp/c11" ingest --all --since 2026-03-01 --nntp "nntps://127.0.0.1:$sport/inbox.two" 2>"$tmp/11.log"
 check "ingest --nntp nntps://: exit 0" test $? -eq 0
-check_eq "ingest --nntp nntps://: 5 mails" "$(count "$tmp/s11")" "5 5 5"
+check_eq "ingest --nntp nntps://: 5 mails" "5 5 5" "$(count "$tmp/s11")"
 config "$tmp/s11b" "caFile = $tmp/certs/ca.pem" >"$tmp/c11b"
 "$perfbot" --config "$tmp/c11b" ingest --all --since 2026-03-01 --nntp "nntp://127.0.0.1:$port/inbox.two?starttls" 2>"$tmp/11b.log"
 check "ingest --nntp ?starttls: exit 0" test $? -eq 0
-check_eq "ingest --nntp ?starttls: 5 mails" "$(count "$tmp/s11b")" "5 5 5"
+check_eq "ingest --nntp ?starttls: 5 mails" "5 5 5" "$(count "$tmp/s11b")"
 config "$tmp/s11c" >"$tmp/c11c"
 "$perfbot" --config "$tmp/c11c" ingest --all --since 2026-03-01 --nntp "nntps://127.0.0.1:$sport/inbox.two" 2>"$tmp/11c.log"
-check_eq "ingest --nntp nntps://, the test CA not trusted: exit 66" "$?" 66
+check_eq "ingest --nntp nntps://, the test CA not trusted: exit 66" 66 "$?"
 check "ingest --nntp nntps://, the test CA not trusted: says why" grep -q "not trusted" "$tmp/11c.log"
 
 # 12. URLs
@@ -256,9 +258,9 @@ check "ingest --since: a date that is not one is a usage error" test $? -eq 64
 "$perfbot" --config "$tmp/c11" check --nntp "nntps://127.0.0.1:$sport/inbox.two" >"$tmp/13.log" 2>&1
 check "check --nntp nntps://: the group's range, TLS verified" grep -q "^nntp: 127.0.0.1:$sport: TLS, certificate verified; group inbox.two: articles 1 to 5" "$tmp/13.log"
 "$perfbot" --config "$tmp/c11" check --nntp "nntp://127.0.0.1:$port/no.such" >"$tmp/13b.log" 2>&1
-check_eq "check --nntp, no such group: exit 78" "$?" 78
+check_eq "check --nntp, no such group: exit 78" 78 "$?"
 fport=$(free_port)
 "$perfbot" --config "$tmp/c11" check --nntp "nntp://127.0.0.1:$fport/inbox.two" >"$tmp/13c.log" 2>&1
-check_eq "check --nntp, no server: exit 75" "$?" 75
+check_eq "check --nntp, no server: exit 75" 75 "$?"
 
 echo "$pass passed, $fail failed"
