@@ -10,10 +10,12 @@
 #     ../shared exists beside the repository, else BENCH_NNTP_SYNTH (3000)
 #     generated messages; perfbot's archive writer files it (ingest --all
 #     --mbox) and tests/helpers/pi-nntpd.sh serves that inbox;
-#  2. BENCH_NNTP_RUNS (5) rounds, each the download client then perfbot
-#     (interleaved, so load on the machine falls on both alike), perfbot
-#     each time into a fresh state with --since 2000-01-01; the medians by
-#     the clock, perfbot's peak RSS (tests/bench/timed.py), and a run with
+#  2. BENCH_NNTP_RUNS (5) rounds, each the download client, perfbot over
+#     NNTP, and perfbot on the same list from a local mbox (no network:
+#     what ingest itself costs, the floor of the NNTP run), interleaved so
+#     that load on the machine falls on all alike, perfbot each time into
+#     a fresh state (--since 2000-01-01 for NNTP); the medians by the
+#     clock, perfbot's peak RSS (tests/bench/timed.py), and a run with
 #     nothing new (the commands the server saw, through
 #     tests/helpers/nntp-proxy.py: GROUP and QUIT).
 #
@@ -72,6 +74,7 @@ url=nntp://127.0.0.1:$port/bench.list
 i=0
 : >"$tmp/dl.times"
 : >"$tmp/pb.times"
+: >"$tmp/mb.times"
 while [ "$i" -lt "$runs" ]; do
 	i=$((i + 1))
 	python3 tests/bench/nntp_download.py "$port" bench.list >"$tmp/dl.out"
@@ -81,6 +84,10 @@ while [ "$i" -lt "$runs" ]; do
 	python3 tests/bench/timed.py "$tmp/t" ./perfbot --config "$tmp/c" ingest --all --since 2000-01-01 \
 		--nntp "$url" 2>"$tmp/ingest.log"
 	cat "$tmp/t" >>"$tmp/pb.times"
+	rm -rf "$tmp/m"
+	config "$tmp/m" >"$tmp/cm"
+	python3 tests/bench/timed.py "$tmp/t" ./perfbot --config "$tmp/cm" ingest --all --mbox "$tmp/list.mbox" 2>/dev/null
+	cat "$tmp/t" >>"$tmp/mb.times"
 done
 articles=$(awk '{print $1}' "$tmp/dl.out")
 kept=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from messages').fetchone()[0])" "$tmp/s/state.db")
@@ -97,19 +104,23 @@ config "$tmp/s2" >"$tmp/c2"
 ./perfbot --config "$tmp/c" ingest --nntp "nntp://127.0.0.1:$pport/bench.list" 2>/dev/null || true
 idle=$(tr '\n' ' ' <"$tmp/proxy.log")
 
-python3 - "$tmp/dl.times" "$tmp/pb.times" "$what" "$articles" "$kept" "$idle" <<'PY'
+python3 - "$tmp/dl.times" "$tmp/pb.times" "$what" "$articles" "$kept" "$idle" "$tmp/mb.times" <<'PY'
 import statistics, sys
 dl = [float(l) for l in open(sys.argv[1])]
 pb = [l.split() for l in open(sys.argv[2])]
 wall = [float(p[0]) for p in pb]
 rss = max(int(p[2]) for p in pb)
-mdl, mpb = statistics.median(dl), statistics.median(wall)
+mb = [float(l.split()[0]) for l in open(sys.argv[7])]
+mdl, mpb, mmb = statistics.median(dl), statistics.median(wall), statistics.median(mb)
 ratio = mpb / mdl
 print("list: %s, %s articles served, %s kept by perfbot" % (sys.argv[3], sys.argv[4], sys.argv[5]))
 print("%-34s %10s %12s" % ("", "median s", "articles/s"))
 print("%-34s %10.3f %12.0f" % ("download only (nntp_download.py)", mdl, int(sys.argv[4]) / mdl))
 print("%-34s %10.3f %12.0f" % ("perfbot ingest --all --nntp", mpb, int(sys.argv[4]) / mpb))
-print("runs: download %s; perfbot %s" % (" ".join("%.2f" % x for x in dl), " ".join("%.2f" % x for x in wall)))
+print("%-34s %10.3f %12.0f" % ("perfbot ingest --all --mbox (local)", mmb, int(sys.argv[4]) / mmb))
+print("runs: download %s; perfbot --nntp %s; --mbox %s" % (" ".join("%.2f" % x for x in dl),
+      " ".join("%.2f" % x for x in wall), " ".join("%.2f" % x for x in mb)))
+print("ratio perfbot --nntp / --mbox (what reading over NNTP adds to ingest): %.2fx" % (mpb / mmb))
 print("ratio perfbot/download: %.2fx (target <= 1.5x): %s" % (ratio, "met" if ratio <= 1.5 else "MISSED"))
 print("perfbot peak RSS: %.1f MiB (target < 64 MiB): %s" % (rss / 1024, "met" if rss < 64 * 1024 else "MISSED"))
 print("a run with nothing new, the commands the server saw: %s" % sys.argv[6])
