@@ -309,7 +309,6 @@ int cmd_ingest(int argc, char **argv, const struct cmd_options *opts)
 	memset(&r, 0, sizeof(r));
 	buf_init(&r.since_why);
 	r.opts = opts;
-	r.since = since;
 	if (cmd_parse_options(&spec, argc, argv, &args, &rc))
 		return rc;
 	r.since = since;

@@ -321,8 +321,8 @@ static int connect_session(struct nntp *n, const struct nntp_url *url, const cha
 		if (!stream) {
 			close(fd);
 			n->gone = 1;
-			return err_set(err, "nntp %s: connect: the TLS handshake failed", n->where),
-			       NNTP_TEMPORARY;
+			err_set(err, "nntp %s: connect: the TLS handshake failed", n->where);
+			return NNTP_TEMPORARY;
 		}
 		if (verify(n, stream, url, ca_file, err) < 0) {
 			mailstream_close(stream);
@@ -390,6 +390,8 @@ const char *nntp_where(const struct nntp *n)
 	return n->where;
 }
 
+static int nntp_article_read_unguarded(struct nntp *n, struct buf *raw, struct buf *err);
+
 static int nntp_group_unguarded(struct nntp *n, const char *group, struct nntp_range *out,
 				struct buf *err)
 {
@@ -401,8 +403,17 @@ static int nntp_group_unguarded(struct nntp *n, const char *group, struct nntp_r
 		return lost(n, err);
 	if (!group_ok(group, strlen(group)))
 		return err_set(err, "nntp %s: not a group name", n->where);
-	if (n->in_flight)
-		return err_set(err, "nntp: GROUP while ARTICLE answers are awaited");
+	/* a group left before its last batch was read: its answers first */
+	if (n->in_flight) {
+		struct buf skip = BUF_INIT;
+
+		skip.limit = NNTP_RESPONSE_BYTES_MAX;
+		while (n->in_flight && (r = nntp_article_read_unguarded(n, &skip, err)) >= 0)
+			;
+		buf_release(&skip);
+		if (n->in_flight)
+			return r;
+	}
 	r = newsnntp_group(n->session, group, &info);
 	if (r != NEWSNNTP_NO_ERROR)
 		return server_fail(n, r, group, err);

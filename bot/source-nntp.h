@@ -101,8 +101,9 @@ struct nntp_range {
 	uint32_t count;		/* estimated articles (0: the group is empty) */
 };
 
-/* GROUP group (checked as nntp_url_parse() checks it).  0, -1 (no such
- * group) or NNTP_TEMPORARY. */
+/* GROUP group (checked as nntp_url_parse() checks it); the answers to
+ * ARTICLE commands still awaited (a group left early) are read and dropped
+ * first.  0, -1 (no such group) or NNTP_TEMPORARY. */
 int nntp_group(struct nntp *n, const char *group, struct nntp_range *out, struct buf *err);
 
 /* One line of an overview. */
@@ -130,7 +131,7 @@ int nntp_over(struct nntp *n, uint32_t lo, uint32_t hi, struct nntp_over **v, si
  * into LF, dots unstuffed): 1, 0 for a number the server no longer has
  * (423/430: removed meanwhile), -1 or NNTP_TEMPORARY.  At most
  * NNTP_PIPELINE_MAX awaited at once; no other command may be sent while
- * any is (-1).  An answer other than 220, 423 or 430 ends the session
+ * any is (-1; nntp_group() reads them first).  An answer other than 220, 423 or 430 ends the session
  * (the answers after it could not be matched to their commands).
  */
 int nntp_article_send(struct nntp *n, const uint32_t *numbers, size_t nr, struct buf *err);
