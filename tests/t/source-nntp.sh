@@ -9,7 +9,7 @@
 #
 # Every message taken once; a second run is GROUP and QUIT only; new mail
 # taken next run; --since finds the first article of the day; the default
-# first read (no open report: today); dropped and timed-out connections
+# first read (the oldest open report's day; with none, today); dropped and timed-out connections
 # exit 75 with what was taken filed, and the next run completes; kill -9
 # mid-run then a run: each mail once; a server that numbers again is said
 # and read from the day, nothing twice; `ingest` with no source reads every
@@ -153,6 +153,19 @@ config "$tmp/s5" >"$tmp/c5"
 check "ingest, first read without --since: exit 0" test $? -eq 0
 check "ingest, first read without --since: says it starts today, no report being open" grep -q "from [0-9-]*, today: no report is open" "$tmp/5.log"
 check_eq "ingest, first read without --since: nothing older taken" "0 0 0" "$(count "$tmp/s5")"
+
+# 5b. no --since, a report open since 2026-03-02 12:00 (queued while the
+#     SMTP server could not be reached): from the first article of that day
+sh "$top/tests/golden/make-repo.sh" "$tmp/repo" >/dev/null 2>&1
+sed -e "s|@REPO@|$tmp/repo|" -e "s|@STATE@|$tmp/s5b|" "$top/tests/golden/config" >"$tmp/c5b"
+printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n' "$(free_port)" >>"$tmp/c5b"
+PERFBOT_NOW=$(date -d '2026-03-02 12:00 UTC' +%s) "$perfbot" --config "$tmp/c5b" send \
+	"$top/tests/golden/regression-two-tests/input.json" >/dev/null 2>&1
+"$perfbot" --config "$tmp/c5b" ingest --all --nntp "$url" 2>"$tmp/5b.log"
+check "ingest, first read with a report open: exit 0" test $? -eq 0
+check "ingest, first read with a report open: from the day of its creation, said" grep -q "from 2026-03-02, the day of the oldest open report's creation" "$tmp/5b.log"
+check_eq "ingest, first read with a report open: the 25 mails from that day on" "25" \
+	"$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from messages where message_id like \'n%@example.org\'').fetchone()[0])" "$tmp/s5b/state.db")"
 
 # 6. the server stops mid-run (the connection dropped when the 11th ARTICLE
 #    arrives; pipelined, the answers before it may or may not have come):
