@@ -45,8 +45,8 @@ start)
 		set -- "$@" --cert "$CERTS/server.pem" --key "$CERTS/server.key"
 		[ -n "${NNTPS_PORT:-}" ] && set -- "$@" -l "nntps://127.0.0.1:$NNTPS_PORT"
 	fi
-	pi_env public-inbox-nntpd -W0 "$@" -1 "$dir/out.log" -2 "$dir/err.log" -P "$dir/pid" -D ||
-		{ cat "$dir/err.log"; exit 1; }
+	pi_env public-inbox-nntpd -W0 "$@" -1 "$dir/out.log" -2 "$dir/err.log" -P "$dir/pid" -D \
+		>"$dir/start.log" 2>&1 || { cat "$dir/start.log" "$dir/err.log"; exit 1; }
 	# -D returns once the daemon listens; the pid file comes with it
 	i=0
 	while [ ! -s "$dir/pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
