@@ -1,5 +1,5 @@
 /*
- * perfbot check [--smtp] [--imap] [--keys]: is this set-up able to work?
+ * perfbot check [--smtp] [--imap] [--nntp URL] [--keys]: is this set-up able to work?
  * Reads and validates the configuration, opens the repository, compiles
  * the templates reports and follow-ups are rendered with, and looks at the
  * state directory and the password files; with --smtp and --imap it also
@@ -26,6 +26,7 @@
 #include "config.h"
 #include "maintainers.h"
 #include "source-imap.h"
+#include "source-nntp.h"
 #include "render.h"
 #include "repo.h"
 #include "secret.h"
@@ -380,6 +381,52 @@ out:
 	buf_release(&out);
 }
 
+/* Every ingest.nntp URL is read; with url (--nntp URL), that group's
+ * server is connected to and the group selected. */
+static void check_nntp(struct check *c, const struct config *cfg, const char *talk)
+{
+	struct nntp_url url;
+	struct nntp_range range;
+	struct nntp *n;
+	struct buf err = BUF_INIT;
+	size_t i;
+	int r;
+
+	for (i = 0; i < cfg->ingest_nntp.nr; i++) {
+		if (nntp_url_parse(cfg->ingest_nntp.v[i], &url, &err) < 0) {
+			problem(c, 0, "ingest.nntp", err.data);
+			buf_reset(&err);
+			continue;
+		}
+		nntp_url_release(&url);
+	}
+	if (!talk)
+		return;
+	if (nntp_url_parse(talk, &url, &err) < 0) {
+		problem(c, 0, "--nntp", err.data);
+		buf_release(&err);
+		return;
+	}
+	r = nntp_open(&url, cfg->ingest_ca_file, cfg->ingest_timeout, &n, &err);
+	if (r == 0) {
+		r = nntp_group(n, url.group, &range, &err);
+		if (r == 0 && range.count)
+			say("nntp: %s: %s%s; group %s: articles %u to %u (about %u)", nntp_where(n),
+			    url.security == NNTP_PLAIN ? "plain text (loopback)" : "TLS, certificate verified",
+			    url.security == NNTP_STARTTLS ? " (STARTTLS)" : "", url.group,
+			    (unsigned)range.first, (unsigned)range.last, (unsigned)range.count);
+		else if (r == 0)
+			say("nntp: %s: %s%s; group %s: empty", nntp_where(n),
+			    url.security == NNTP_PLAIN ? "plain text (loopback)" : "TLS, certificate verified",
+			    url.security == NNTP_STARTTLS ? " (STARTTLS)" : "", url.group);
+		nntp_close(n);
+	}
+	if (r < 0)
+		problem(c, r == NNTP_TEMPORARY, "nntp", err.data);
+	nntp_url_release(&url);
+	buf_release(&err);
+}
+
 static void print_keys(void)
 {
 	const struct config_key *k;
@@ -398,17 +445,19 @@ int cmd_check(int argc, char **argv, const struct cmd_options *opts)
 	struct config *cfg = NULL;
 	struct opt_args args;
 	int smtp = 0, imap = 0, keys = 0, rc;
+	const char *nntp = NULL;
 	const struct opt options[] = {
 		OPT_BOOL_E(0, "smtp", &smtp, "also connect to the SMTP server: TLS, EHLO, AUTH, QUIT"),
 		OPT_BOOL_E(0, "imap", &imap, "also connect to the IMAP server: TLS, LOGIN, EXAMINE, LOGOUT"),
+		OPT_STRING_E(0, "nntp", &nntp, "URL", "also connect to this news server: TLS, GROUP (its range), QUIT"),
 		OPT_BOOL_E(0, "keys", &keys, "list every configuration key perfbot reads, and exit"),
 		OPT_END_E,
 	};
 	const struct opt_spec spec = {
 		.name = "perfbot check",
 		.about = "Checks the configuration (every key), the repository, the templates, the\n"
-			 "state directory and the password files, and with --smtp and --imap the\n"
-			 "servers, without sending or changing anything.  One line per problem, with\n"
+			 "state directory and the password files, and with --smtp, --imap and --nntp\n"
+			 "the servers, without sending or changing anything.  One line per problem, with\n"
 			 "what to do.\n",
 		.notes = "Exit 0: no problem; 78: the configuration is at fault (a key, a file, a\n"
 			 "refused certificate or password); 75: a server could not be reached.\n",
@@ -433,6 +482,7 @@ int cmd_check(int argc, char **argv, const struct cmd_options *opts)
 	check_state(&c, cfg);
 	check_smtp(&c, cfg, smtp);
 	check_imap(&c, cfg, imap);
+	check_nntp(&c, cfg, nntp);
 	fflush(stdout);
 	rc = c.config_problems ? EX_CONFIG : c.temporary ? EX_TEMPFAIL : 0;
 	say("%s", rc ? (c.config_problems ? "not ready: see the problems above" :

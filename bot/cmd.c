@@ -406,3 +406,40 @@ void cmd_request_words(struct buf *out, const struct state_request *r)
 		buf_addf(out, ": %s, result <%s>%s", r->verdict, r->result_message_id,
 			 r->results > 1 ? " and follow-ups" : "");
 }
+
+int cmd_ingest_since(struct state *st, const char *since, int64_t if_none, int64_t *day,
+		     struct buf *why, struct buf *err)
+{
+	struct state_tracked_list l = { 0 };
+	struct date_civil c;
+	const char *what;
+	int64_t t = 0;
+	size_t i;
+
+	if (since) {
+		if (date_parse_iso8601(since, &t, err) < 0)
+			return -1;
+		what = "--since";
+	} else {
+		if (state_tracked_list(st, 0, &l, err) < 0)
+			return -1;
+		for (i = 0; i < l.nr; i++)
+			if (l.v[i].verdict == STATE_VERDICT_OPEN && (!t || l.v[i].created < t))
+				t = l.v[i].created;
+		state_tracked_list_release(&l);
+		if (!t && !if_none) {
+			*day = 0;
+			buf_adds(why, "the start: no report is open (--since DATE reads less)");
+			return 0;
+		}
+		what = t ? "the day of the oldest open report's creation"
+			 : "today: no report is open (--since DATE reads older mail)";
+		if (!t)
+			t = if_none;
+	}
+	date_to_civil(t, 0, &c);
+	c.hour = c.minute = c.second = 0;
+	*day = date_from_civil(&c, 0);
+	buf_addf(why, "%04lld-%02d-%02d, %s", (long long)c.year, c.month, c.day, what);
+	return 0;
+}

@@ -97,6 +97,21 @@ void cmd_describe_wait(struct buf *out, enum delivery_wait w, int64_t until,
  */
 int cmd_lock(const char *name, const struct config *cfg, struct state_lock **lock, int *rc);
 
+/*
+ * Where the first read of a new NNTP group or IMAP mailbox starts (ingest
+ * --since): midnight UTC of the day `since` names ("YYYY-MM-DD", or an
+ * ISO 8601 time as date_parse_iso8601() reads it, whose day is taken);
+ * without it, the day of the oldest open report's creation; with no open
+ * report, the day of if_none (NNTP passes now: nothing older is read from
+ * a list, there being no report a reply could answer), or 0 when if_none
+ * is 0 (IMAP: the lab's own mailbox is read whole, as before --since
+ * existed).  *why says which ("2026-11-30, the day of the oldest open
+ * report's creation").  0, or -1 with a message (a bad date, the state
+ * database).
+ */
+int cmd_ingest_since(struct state *st, const char *since, int64_t if_none, int64_t *day,
+		     struct buf *why, struct buf *err);
+
 int cmd_outbox(int argc, char **argv, const struct cmd_options *opts);
 int cmd_report(int argc, char **argv, const struct cmd_options *opts);
 

@@ -236,6 +236,7 @@ void config_free(struct config *c)
 	free(c->spool_group);
 	free(c->smtp_helo_name);
 	list_release(&c->digest_to);
+	list_release(&c->ingest_nntp);
 	free(c->test_ref_prefix);
 	for (i = 0; i < c->nr_trees; i++)
 		tree_release(&c->trees[i]);
@@ -705,15 +706,17 @@ static const struct config_key keys[] = {
 	   "the name perfbot gives in EHLO"),
 
 	KEY("ingest", "maildir", CONFIG_TEXT, ingest_maildir, "unset",
-	    "the Maildir ingest reads when given no source"),
+	    "a Maildir ingest reads when given no source"),
 	KEY("ingest", "imap", CONFIG_TEXT, ingest_imap, "unset",
-	    "else the IMAP mailbox (imaps://USER@HOST/MAILBOX)"),
+	    "an IMAP mailbox read too (imaps://USER@HOST/MAILBOX)"),
+	KEY("ingest", "nntp", CONFIG_TEXT_LIST, ingest_nntp, "none",
+	    "news groups read too (nntps://HOST/GROUP; several allowed)"),
 	KEY("ingest", "passwordFile", CONFIG_TEXT, ingest_password_file, "unset",
 	    "the IMAP password, alone in a file of mode 0600"),
 	KEY("ingest", "caFile", CONFIG_TEXT, ingest_ca_file, "the system trust",
 	    "CA certificates to verify the IMAP server with"),
 	INT("ingest", "timeout", ingest_timeout, 1, 3600, "60",
-	    "seconds any one IMAP read or write may take"),
+	    "seconds any one IMAP or NNTP read or write may take"),
 
 	FN("polarity", "higher", read_higher, polarity, "none",
 	   "higher is better for metrics matching this pattern (several allowed)"),

@@ -94,6 +94,7 @@ struct config {
 	/* [ingest] */
 	char *ingest_maildir;
 	char *ingest_imap;
+	struct config_list ingest_nntp;	/* ingest.nntp: news groups, nntps://HOST/GROUP */
 	char *ingest_password_file;	/* the IMAP password, mode 0600 */
 	char *ingest_ca_file;		/* NULL = system trust */
 	int ingest_timeout;		/* seconds */

@@ -3,9 +3,9 @@
 
 /*
  * The libetpan seam's own header: included only by the modules that drive
- * libetpan's streams (smtp.c, source-imap.c, tls.c, streambound.c), never by a
- * public header.  Everything else sees perfbot's types (smtp.h, source-imap.h,
- * tls.h), so libetpan's types stay behind those modules.
+ * libetpan's streams (smtp.c, source-imap.c, source-nntp.c, tls.c, streambound.c),
+ * never by a public header.  Everything else sees perfbot's types (smtp.h,
+ * source-imap.h, source-nntp.h, tls.h), so libetpan's types stay behind those modules.
  */
 
 #include <stddef.h>

@@ -9,6 +9,7 @@
 #include "source-imap.h"
 #include "source-maildir.h"
 #include "source-mbox.h"
+#include "source-nntp.h"
 #include "source.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -17,13 +18,14 @@ enum source_kind {
 	SOURCE_MAILDIR,
 	SOURCE_MBOX,
 	SOURCE_IMAP,
+	SOURCE_NNTP,
 	SOURCE_FD,
 };
 
 /* A message handed out and not yet passed by the cursor. */
 struct pending {
 	char *key;
-	int64_t mark;		/* mbox: the offset after it; IMAP: its UID */
+	int64_t mark;		/* mbox: the offset after it; IMAP: its UID; NNTP: its number */
 	int acked;
 };
 
@@ -53,6 +55,23 @@ struct source {
 	size_t sized;			/* msgs[0..sized-1] have their sizes */
 	size_t fetched;			/* msgs[next..fetched-1] were fetched */
 
+	struct nntp *nntp;		/* borrowed: the caller's connection */
+	struct nntp_over *overs;	/* the overview being read */
+	size_t nr_overs, next_over;	/* overs[next_over..] are not asked for yet */
+	size_t batch_end;		/* overs[..batch_end-1] asked for (ARTICLE sent) */
+	struct nntp_ready {		/* read, not handed out yet, in number order */
+		uint32_t number;
+		int state;		/* 1 the bytes in raw, 0 removed, -1 oversized */
+		size_t size;
+		struct buf raw;
+	} *ready;
+	size_t nr_ready, next_ready, alloc_ready;
+	int nntp_failed;		/* an error after what ready holds */
+	struct buf nntp_failure;
+	uint32_t over_end;		/* the overview's last number */
+	uint32_t nntp_next;		/* the next number to ask an overview from */
+	uint32_t nntp_last;		/* the group's high mark */
+
 	int fd;
 	int fd_done;
 };
@@ -72,6 +91,7 @@ static struct source *source_new(enum source_kind kind)
 	s->fd = -1;
 	buf_init(&s->scratch);
 	buf_init(&s->failure);
+	buf_init(&s->nntp_failure);
 	return s;
 }
 
@@ -88,6 +108,11 @@ void source_close(struct source *s)
 	for (i = 0; i < s->nr_msgs; i++)
 		buf_release(&s->msgs[i].raw);
 	free(s->msgs);
+	free(s->overs);
+	for (i = 0; i < s->nr_ready; i++)
+		buf_release(&s->ready[i].raw);
+	free(s->ready);
+	buf_release(&s->nntp_failure);
 	for (i = s->head; i < s->nr_pending; i++)
 		free(s->pending[i].key);
 	free(s->pending);
@@ -544,6 +569,205 @@ static int next_imap(struct source *s, struct source_msg *msg, struct buf *err)
 	return 0;
 }
 
+/* NNTP */
+
+int source_open_nntp(struct nntp *conn, const char *group, const struct source_cursor *from,
+		     int64_t since, struct source **out, struct buf *err)
+{
+	struct nntp_range range;
+	struct source *s;
+	uint32_t start;
+	int r, fresh = !from;
+
+	*out = NULL;
+	r = nntp_group(conn, group, &range, err);
+	if (r < 0)
+		return r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+	s = source_new(SOURCE_NNTP);
+	s->nntp = conn;
+	s->nntp_last = range.count ? range.last : 0;
+	if (from && (from->last_uid < 0 || from->last_uid > NNTP_NUMBER_MAX)) {
+		set_restart(s, "the stored article number %" PRId64 " of %s is not one: "
+			    "reading the group from the day of the first read", from->last_uid, group);
+		fresh = 1;
+	} else if (from && range.count && range.first > from->last_uid + 1) {
+		set_restart(s, "the low mark of %s is %" PRIu32 ", above the %" PRId64
+			    " read up to (the server numbers again): reading it from the day of the first read"
+			    ", leaving out the mail already taken",
+			    group, range.first, from->last_uid);
+		fresh = 1;
+	} else if (from && (range.count ? range.last : range.first ? range.first - 1 : 0) <
+		   from->last_uid) {
+		set_restart(s, "the high mark of %s is %" PRIu32 ", below the %" PRId64
+			    " read up to (the server numbers again): reading it from the day of the first read"
+			    ", leaving out the mail already taken",
+			    group, range.count ? range.last : 0, from->last_uid);
+		fresh = 1;
+	}
+	if (fresh) {
+		r = nntp_find_date(conn, &range, since, &start, err);
+		if (r < 0) {
+			source_close(s);
+			return r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+		}
+		s->cursor.last_uid = (int64_t)start - 1;
+		if (!range.count)
+			s->cursor.last_uid = range.first ? range.first - 1 : 0;
+	} else {
+		s->cursor.last_uid = from->last_uid;
+	}
+	s->nntp_next = (uint32_t)s->cursor.last_uid + 1;
+	*out = s;
+	return 0;
+}
+
+/* The next overview window from nntp_next on; 0 when the group is read. */
+static int over_window(struct source *s, struct buf *err)
+{
+	uint32_t lo = s->nntp_next, hi;
+	int r;
+
+	free(s->overs);
+	s->overs = NULL;
+	s->nr_overs = s->next_over = s->batch_end = 0;
+	if (!s->nntp_last || lo > s->nntp_last)
+		return 0;
+	hi = s->nntp_last - lo >= NNTP_OVER_MAX ? lo + NNTP_OVER_MAX - 1 : s->nntp_last;
+	r = nntp_over(s->nntp, lo, hi, &s->overs, &s->nr_overs, err);
+	if (r < 0)
+		return r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+	s->over_end = hi;
+	s->nntp_next = hi + 1;
+	return 1;
+}
+
+/* Sends ARTICLE for the next batch of the window: at most
+ * SOURCE_NNTP_BATCH_MAX articles and SOURCE_NNTP_BATCH_BYTES by the
+ * overview's sizes (a larger one alone); oversized ones are not asked for. */
+static int nntp_send_batch(struct source *s, struct buf *err)
+{
+	uint32_t numbers[SOURCE_NNTP_BATCH_MAX];
+	size_t end = s->next_over, n = 0;
+	uint64_t bytes = 0;
+	int r;
+
+	while (end < s->nr_overs && n < SOURCE_NNTP_BATCH_MAX) {
+		const struct nntp_over *o = s->overs + end;
+
+		if (o->size <= SOURCE_MAX_MESSAGE) {
+			if (n && bytes + o->size > SOURCE_NNTP_BATCH_BYTES)
+				break;
+			bytes += o->size;
+			numbers[n++] = o->number;
+		}
+		end++;
+	}
+	r = nntp_article_send(s->nntp, numbers, n, err);
+	if (r < 0)
+		return r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+	s->batch_end = end;
+	return 0;
+}
+
+/* Reads the answers of the batch sent into ready; an error is kept in
+ * nntp_failed, for after what was read is handed out. */
+static void nntp_read_batch(struct source *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_ready; i++)
+		buf_release(&s->ready[i].raw);
+	s->nr_ready = s->next_ready = 0;
+	for (; s->next_over < s->batch_end; s->next_over++) {
+		const struct nntp_over *o = s->overs + s->next_over;
+		struct nntp_ready *d;
+		int r = 1;
+
+		ALLOC_GROW(s->ready, s->nr_ready + 1, s->alloc_ready);
+		d = s->ready + s->nr_ready;
+		d->number = o->number;
+		buf_init(&d->raw);
+		if (o->size > SOURCE_MAX_MESSAGE) {
+			d->state = -1;
+			d->size = (size_t)o->size;
+		} else if ((r = nntp_article_read(s->nntp, &d->raw, &s->nntp_failure)) < 0) {
+			buf_release(&d->raw);
+			s->nntp_failed = r == NNTP_TEMPORARY ? SOURCE_TEMPORARY : -1;
+			return;
+		} else if (r == 1 && d->raw.len > SOURCE_MAX_MESSAGE) {
+			/* larger than the overview said */
+			d->state = -1;
+			d->size = d->raw.len;
+			buf_release(&d->raw);
+		} else {
+			d->state = r;
+			d->size = d->raw.len;
+		}
+		s->nr_ready++;
+	}
+}
+
+static int next_nntp(struct source *s, struct source_msg *msg, struct buf *err)
+{
+	for (;;) {
+		struct nntp_ready *d;
+		struct buf key = BUF_INIT;
+		int r;
+
+		if (s->next_ready < s->nr_ready) {
+			d = s->ready + s->next_ready++;
+			if (d->state == 0) {
+				/* removed since the overview: holds nothing back */
+				pending_add(s, xstrdup("nntp:removed"), d->number, 1);
+				if (pending_advance(s, err) < 0)
+					return fail(s, -1, err);
+				continue;
+			}
+			buf_addf(&key, "nntp:%" PRIu32, d->number);
+			msg->key = buf_detach(&key, NULL);
+			if (d->state < 0) {
+				msg->size = d->size;
+				msg->oversized = 1;
+			} else {
+				msg->raw = buf_detach(&d->raw, &msg->len);
+				msg->size = msg->len;
+			}
+			pending_add(s, xstrdup(msg->key), d->number, 0);
+			return 1;
+		}
+		if (s->nntp_failed) {
+			err_set(err, "%s", s->nntp_failure.data);
+			return fail(s, s->nntp_failed, err);
+		}
+		if (s->next_over < s->batch_end) {
+			/* the batch in flight: read it, and ask for the next
+			 * before handing it out, so the server works meanwhile */
+			nntp_read_batch(s);
+			if (!s->nntp_failed && s->next_over < s->nr_overs &&
+			    (r = nntp_send_batch(s, &s->nntp_failure)) < 0)
+				s->nntp_failed = r;
+			continue;
+		}
+		if (s->next_over < s->nr_overs) {
+			r = nntp_send_batch(s, err);
+			if (r < 0)
+				return fail(s, r, err);
+			continue;
+		}
+		/* the window is done: the numbers it had no article for hold
+		 * nothing back */
+		if (s->overs || s->over_end) {
+			pending_add(s, xstrdup("nntp:gap"), s->over_end, 1);
+			if (pending_advance(s, err) < 0)
+				return fail(s, -1, err);
+			s->over_end = 0;
+		}
+		r = over_window(s, err);
+		if (r <= 0)
+			return r < 0 ? fail(s, r, err) : 0;
+	}
+}
+
 /* A descriptor */
 
 int source_open_fd(int fd, struct source **out, struct buf *err)
@@ -606,6 +830,8 @@ int source_next(struct source *s, struct source_msg *msg, struct buf *err)
 		return next_mbox(s, msg, err);
 	case SOURCE_IMAP:
 		return next_imap(s, msg, err);
+	case SOURCE_NNTP:
+		return next_nntp(s, msg, err);
 	case SOURCE_FD:
 		return next_fd(s, msg, err);
 	}
@@ -621,6 +847,7 @@ int source_ack(struct source *s, const struct source_msg *msg, struct buf *err)
 		return maildir_take(s->maildir, msg->key, err);
 	case SOURCE_MBOX:
 	case SOURCE_IMAP:
+	case SOURCE_NNTP:
 		return pending_ack(s, msg->key, err);
 	case SOURCE_FD:
 		return 0;

@@ -18,7 +18,7 @@
  * Taking each message exactly once, also across a run that is killed:
  *   - Maildir: a message stays in new/ until source_ack() moves it to cur/,
  *     so one that was read but not acked is read again next time.
- *   - mbox and IMAP: nothing in the mailbox changes (the mbox is opened
+ *   - mbox, IMAP and NNTP: nothing in the mailbox changes (the mbox is opened
  *     read-only; the IMAP mailbox with EXAMINE and BODY.PEEK[]).  What was
  *     taken is the cursor the caller stores between runs, in the same
  *     transaction as the messages it recorded.  Acks move the cursor past
@@ -57,6 +57,8 @@
 #define SOURCE_MAX_MESSAGE (32u << 20)	/* bytes of one message */
 #define SOURCE_IMAP_BATCH_BYTES (8u << 20)	/* IMAP bodies fetched at once (a larger one alone) */
 #define SOURCE_IMAP_BATCH_MAX 100		/* IMAP messages fetched at once */
+#define SOURCE_NNTP_BATCH_BYTES (8u << 20)	/* NNTP articles asked for at once (a larger one alone) */
+#define SOURCE_NNTP_BATCH_MAX 32		/* NNTP articles asked for at once */
 #define SOURCE_TEMPORARY (-2)
 
 struct source;
@@ -81,7 +83,8 @@ void source_msg_release(struct source_msg *msg);
  * descriptor always has). */
 struct source_cursor {
 	int64_t uidvalidity;	/* IMAP: the mailbox's UIDVALIDITY; 0 = none */
-	int64_t last_uid;	/* IMAP: every UID up to this one was taken */
+	int64_t last_uid;	/* IMAP: every UID up to this one was taken;
+				 * NNTP: every article number up to this one */
 	int64_t offset;		/* mbox: every message before this byte was taken */
 	char fingerprint[65];	/* mbox: mbox_fingerprint() at offset; "" = none */
 };
@@ -149,6 +152,26 @@ int source_imap_begin(struct source *s, size_t slice, const struct source_cursor
  * mailbox, or a sliced inbox's first slice. */
 int source_open_imap(const char *url, const char *password, const char *ca_file, int timeout,
 		     const struct source_cursor *from, struct source **out, struct buf *err);
+
+struct nntp;
+
+/*
+ * A newsgroup on conn, a connection nntp_open() made (source-nntp.h; the
+ * caller keeps it, and may read other groups of the same server on it
+ * after source_close()).  Selects the group (GROUP) and goes on after
+ * from->last_uid, the article number read up to.  A group read for the
+ * first time (from NULL), or whose numbers start again (its low mark
+ * above the cursor + 1, or its high mark below the cursor: said by
+ * source_restart_reason()), is read from its first article dated `since`
+ * or later (nntp_find_date()); the caller leaves out the mail it has by
+ * Message-ID.  With nothing new, GROUP is the only command sent.  Then
+ * source_next() asks XOVER of NNTP_OVER_MAX numbers at a time (the
+ * articles that exist and their sizes, so an oversized one is never
+ * downloaded) and ARTICLE of each; a number the server no longer has
+ * holds nothing back.  Keys are "nntp:NUMBER".  -1 or SOURCE_TEMPORARY.
+ */
+int source_open_nntp(struct nntp *conn, const char *group, const struct source_cursor *from,
+		     int64_t since, struct source **out, struct buf *err);
 
 /*
  * One message read from fd to its end (`perfbot ingest -` from an MTA);

@@ -3,7 +3,8 @@
 #   build  compiler and libraries (enough for `make` and the demo)
 #   test   build + what `make check` uses: cmocka, python3, clang, and the
 #          servers the integration tests start privately on 127.0.0.1
-#          (Postfix, Dovecot, public-inbox) with the clients that talk to
+#          (Postfix, Dovecot, public-inbox with IO::Socket::SSL for its
+#          nntps:// and STARTTLS) with the clients that talk to
 #          them (git send-email, mutt, swaks, openssl), the kernel's
 #          MAINTAINERS and get_maintainer.pl (linux-source-6.1) that
 #          tests/t/route-gm.sh compares perfbot's routing with, and groff
@@ -19,7 +20,7 @@ what=${1:-test}
 # libraries, and libunistring's for GnuTLS), and libkrb5-dev for the
 # libgssapi_krb5.so that static libgit2 needs.
 build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev zlib1g-dev libsasl2-modules libmbedtls-dev libssh2-1-dev libhttp-parser-dev libpcre2-dev libunistring-dev libkrb5-dev"
-test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox git-email libmailtools-perl mutt swaks openssl procps linux-source-6.1 xz-utils perl groff-base man-db strace chromium fonts-liberation locales"
+test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox libio-socket-ssl-perl git-email libmailtools-perl mutt swaks openssl procps linux-source-6.1 xz-utils perl groff-base man-db strace chromium fonts-liberation locales"
 bench="$test python3-jinja2 hyperfine notmuch lei"
 case $what in
 build) pkgs=$build ;;
