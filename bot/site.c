@@ -1,0 +1,1040 @@
+/*
+ * site.c: the static web site (site.h, perfbot-site(1)): gather the
+ * state, render every page through templates/site, write the pages that
+ * changed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd.h"
+#include "date.h"
+#include "dir.h"
+#include "fixes.h"
+#include "hash.h"
+#include "html.h"
+#include "json.h"
+#include "site.h"
+#include "thread.h"
+#include "value.h"
+#include "view.h"
+#include "watch.h"
+#include "xalloc.h"
+#include "banned.h"
+
+/* ---- gathering (the state, read only) ------------------------------- */
+
+/* The body of a mail as sent: what follows its header block. */
+static void keep_body(struct site_report *s, const char *mail, size_t len)
+{
+	const char *p = NULL;
+	size_t i;
+
+	for (i = 0; i + 1 < len && !p; i++)
+		if (mail[i] == '\n' && mail[i + 1] == '\n')
+			p = mail + i + 2;
+	if (!p)
+		return;
+	s->body_len = (size_t)(mail + len - p);
+	if (s->body_len > SITE_MAX_BODY)
+		s->body_len = SITE_MAX_BODY;
+	s->body = xmemdup(p, s->body_len);
+}
+
+static int gather_report(struct state *st, struct site_input *in, const struct state_report *r,
+			 struct buf *err)
+{
+	struct site_report *s;
+	struct state_report full;
+	size_t i;
+	int e;
+
+	in->v = xrealloc(in->v, (in->nr + 1) * sizeof(*in->v));
+	s = &in->v[in->nr++];
+	memset(s, 0, sizeof(*s));
+	s->r = r;
+	s->t = status_tracked_of(&in->status, r->id);
+	if (state_message_list(st, r->id, &s->msgs, err) < 0)
+		return -1;
+	if ((e = state_job_get(st, r->id, &s->job, err)) < 0)
+		return -1;
+	s->has_job = e;
+	if ((e = state_report_get(st, r->id, &full, err)) < 0)
+		return -1;
+	if (e) {
+		if (full.mail)
+			keep_body(s, full.mail, full.mail_len);
+		state_report_release(&full);
+	}
+	/* when its state last changed: the newest command applied in its
+	 * thread, or its fix's recording */
+	for (i = 0; i < in->status.commands.nr; i++) {
+		const struct state_command *c = &in->status.commands.v[i];
+		size_t j;
+
+		if (!c->applied || c->date <= s->changed)
+			continue;
+		for (j = 0; j < in->status.reports.nr; j++)
+			if (in->status.reports.v[j].id == c->report_id)
+				break;
+		if (j < in->status.reports.nr && in->status.reports.v[j].thread_id == r->id)
+			s->changed = c->date;
+	}
+	if (s->t && s->t->has_fix && s->t->fix.recorded > s->changed)
+		s->changed = s->t->fix.recorded;
+	return 0;
+}
+
+int site_gather(const struct config *cfg, int64_t now, struct site_input *in, struct buf *err)
+{
+	struct state *st;
+	size_t i;
+	int ret = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->cfg = cfg;
+	in->now = now;
+	if (status_gather(cfg, now, &in->status, err) < 0)
+		return -1;
+	if (!state_exists(cfg->state) || !in->status.reports.nr)
+		return 0;
+	if (state_open(cfg->state, &st, err) < 0)
+		return -1;
+	for (i = 0; i < in->status.reports.nr && !ret; i++) {
+		const struct state_report *r = &in->status.reports.v[i];
+
+		if (r->kind == STATE_KIND_REPORT && r->sent && r->mark != STATE_MARK_DROPPED)
+			ret = gather_report(st, in, r, err);
+	}
+	state_close(st);
+	return ret;
+}
+
+void site_input_release(struct site_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr; i++) {
+		state_messages_release(&in->v[i].msgs);
+		if (in->v[i].has_job)
+			state_job_release(&in->v[i].job);
+		free(in->v[i].body);
+	}
+	free(in->v);
+	status_release(&in->status);
+	memset(in, 0, sizeof(*in));
+}
+
+void site_pages_release(struct site_pages *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		free(p->v[i].path);
+		free(p->v[i].data);
+	}
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- names ---------------------------------------------------------- */
+
+void site_file_name(struct buf *out, const char *name)
+{
+	size_t i, n = strlen(name);
+	int ok = n > 0 && n <= 64;
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a, 64 bits */
+
+	for (i = 0; i < n && ok; i++) {
+		char c = name[i];
+
+		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		     (i > 0 && (c == '.' || c == '_' || c == '-'));
+	}
+	if (ok) {
+		buf_adds(out, name);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)name[i];
+		h *= 1099511628211ull;
+	}
+	buf_addf(out, "h-%016llx", (unsigned long long)h);
+}
+
+/* A tree's family ("linus" of "linus/master"): what its page is for. */
+static void tree_family(struct buf *out, const char *tree)
+{
+	const char *slash = tree ? strchr(tree, '/') : NULL;
+
+	if (!tree || !*tree)
+		buf_adds(out, "unknown");
+	else
+		buf_add(out, tree, slash ? (size_t)(slash - tree) : strlen(tree));
+}
+
+/* ---- views ---------------------------------------------------------- */
+
+struct render_ctx {
+	const struct site_input *in;
+	struct template_set *set;
+	struct site_pages *out;
+	struct buf *err;
+};
+
+static void add_day(struct value *v, const char *key, int64_t t, int zone)
+{
+	struct date_civil c;
+	struct buf b = BUF_INIT;
+
+	if (!t) {
+		value_object_add_bool(v, key, 0);
+		return;
+	}
+	date_to_civil(t, zone, &c);
+	buf_addf(&b, "%04lld-%02d-%02d", (long long)c.year, c.month, c.day);
+	value_object_add(v, key, value_new_string_owned(buf_detach(&b, NULL), 10));
+}
+
+static void add_time(struct value *v, const char *key, int64_t t)
+{
+	struct buf b = BUF_INIT;
+	size_t n;
+	char *s;
+
+	date_format_rfc3339_utc(&b, t);
+	s = buf_detach(&b, &n);
+	value_object_add(v, key, value_new_string_owned(s, n));
+}
+
+static void add_count(struct value *v, const char *key, int64_t n, const char *one,
+		      const char *many)
+{
+	struct buf b = BUF_INIT;
+	size_t len;
+	char *s;
+
+	buf_addf(&b, "%lld %s", (long long)n, n == 1 ? one : many);
+	s = buf_detach(&b, &len);
+	value_object_add(v, key, value_new_string_owned(s, len));
+}
+
+/* site.archiveUrl followed by the Message-ID, percent-encoded, or false. */
+static void add_archive_link(struct value *v, const struct config *cfg, const char *message_id)
+{
+	struct buf b = BUF_INIT;
+	size_t n;
+	char *s;
+
+	if (!cfg->site_archive_url) {
+		value_object_add_bool(v, "link", 0);
+		return;
+	}
+	buf_adds(&b, cfg->site_archive_url);
+	html_url_component(&b, message_id, strlen(message_id));
+	s = buf_detach(&b, &n);
+	value_object_add(v, "link", value_new_string_owned(s, n));
+}
+
+/* The view every page has: its way back to the top, the lab's name. */
+static struct value *page_view(const struct site_input *in, const char *root, const char *path)
+{
+	struct value *v = value_new_object();
+	struct buf b = BUF_INIT;
+
+	value_object_add_string(v, "root", root);
+	value_object_add_string(v, "path", path);
+	view_add_lab(v, in->cfg);
+	if (in->cfg->site_url) {
+		buf_addf(&b, "%s%s", in->cfg->site_url, path);
+		value_object_add_string(v, "url", b.data);
+	} else {
+		value_object_add_bool(v, "url", 0);
+	}
+	buf_release(&b);
+	return v;
+}
+
+/* Its tree and head commit: state_report_list() leaves them to
+ * state_tracked_list(). */
+static const char *tree_of(const struct site_report *s)
+{
+	if (s->t && s->t->tree)
+		return s->t->tree;
+	if (s->has_job)
+		return s->job.tree;
+	return s->r->tree;
+}
+
+static const char *head_of(const struct site_report *s)
+{
+	if (s->t && s->t->head)
+		return s->t->head;
+	if (s->has_job)
+		return s->job.head;
+	return s->r->head;
+}
+
+static int64_t last_activity(const struct site_report *s)
+{
+	int64_t t = s->t && s->t->last_activity ? s->t->last_activity : s->r->sent;
+
+	return s->changed > t ? s->changed : t;
+}
+
+/* A report's row in a list (index.html, the group pages). */
+static struct value *row_view(const struct site_input *in, const struct site_report *s,
+			      const char *root)
+{
+	struct value *v = value_new_object();
+	struct buf b = BUF_INIT;
+	int64_t age = in->now > s->r->created ? (in->now - s->r->created) / 86400 : 0;
+	size_t i, nr_requests = 0;
+
+	value_object_add(v, "id", value_new_integer(s->r->id));
+	buf_addf(&b, "%sreport/%lld.html", root, (long long)s->r->id);
+	value_object_add_string(v, "page", b.data);
+	value_object_add_string(v, "subject", s->r->subject);
+	value_object_add_string(v, "tree", tree_of(s) ? tree_of(s) : "");
+	value_object_add_string(v, "state", state_verdict_name(s->r->verdict));
+	value_object_add_bool(v, "open", s->r->verdict == STATE_VERDICT_OPEN);
+	add_count(v, "age", age, "day", "days");
+	add_day(v, "created", s->r->created, in->cfg->timezone);
+	value_object_add(v, "nr_replies", value_new_integer((int64_t)s->r->replies));
+	add_day(v, "last_activity", last_activity(s), in->cfg->timezone);
+	buf_reset(&b);
+	if (s->t && s->t->has_fix)
+		buf_addf(&b, "%.12s", s->t->fix.commit);
+	value_object_add(v, "fix", b.len ? value_new_string(b.data) : value_new_bool(0));
+	value_object_add(v, "nr_possible_fixes",
+			 value_new_integer(s->t ? (int64_t)s->t->nr_possible : 0));
+	value_object_add_bool(v, "has_possible_fixes", s->t && s->t->nr_possible);
+	for (i = 0; i < in->status.requests.nr; i++)
+		nr_requests += in->status.requests.v[i].report_id == s->r->id;
+	value_object_add(v, "nr_requests", value_new_integer((int64_t)nr_requests));
+	value_object_add_bool(v, "has_requests", nr_requests > 0);
+	buf_release(&b);
+	return v;
+}
+
+static struct value *commit_view(const struct config *cfg, const char *commit,
+				 const char *subject, const char *ref)
+{
+	struct value *v = value_new_object();
+	struct buf b = BUF_INIT;
+
+	value_object_add_string(v, "commit", commit);
+	buf_addf(&b, "%.12s", commit);
+	value_object_add_string(v, "short", b.data);
+	value_object_add_string(v, "subject", subject ? subject : "");
+	value_object_add_string(v, "ref", ref ? ref : "");
+	buf_reset(&b);
+	if (ref && *ref)
+		watch_ref_short(&b, cfg, ref);
+	value_object_add_string(v, "tree", b.data);
+	buf_release(&b);
+	return v;
+}
+
+/* The facts: the commits, and each test's machine and parameters, from
+ * the job kept when the report was made (perfbot-json(5)). */
+static struct value *facts_view(const struct site_report *s)
+{
+	struct value *v = value_new_object(), *tests, *parsed = NULL;
+	size_t i, j;
+
+	value_object_add_string(v, "head", head_of(s) ? head_of(s) : "");
+	value_object_add_string(v, "base", s->has_job ? s->job.base : "");
+	value_object_add_bool(v, "has_base", s->has_job);
+	value_object_add_string(v, "tree", tree_of(s) ? tree_of(s) : "");
+	tests = value_object_add(v, "tests", value_new_array());
+	if (s->has_job && json_parse(s->job.tests, strlen(s->job.tests), "job", &parsed, NULL) == 0 &&
+	    parsed->kind == VALUE_ARRAY) {
+		static const char *const keys[] = { "testcase", "headline", "tbox_group", "machine",
+						     "kconfig", "compiler", "rootfs" };
+
+		for (i = 0; i < parsed->nr; i++) {
+			const struct value *t = parsed->items[i], *params;
+			struct value *o = value_array_push(tests, value_new_object()), *list;
+
+			for (j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
+				const struct value *x = value_object_get(t, keys[j]);
+
+				value_object_add_string(o, keys[j], x && x->kind == VALUE_STRING ?
+							x->str : "");
+			}
+			list = value_object_add(o, "params", value_new_array());
+			params = value_object_get(t, "params");
+			for (j = 0; params && params->kind == VALUE_OBJECT && j < params->nr; j++) {
+				struct value *p = value_array_push(list, value_new_object());
+				struct buf b = BUF_INIT;
+
+				value_object_add_string(p, "key", params->keys[j]);
+				value_format(&b, params->items[j]);
+				value_object_add_string(p, "value", b.data);
+				buf_release(&b);
+			}
+		}
+	}
+	value_free(parsed);
+	return v;
+}
+
+static struct value *thread_view(const struct site_input *in, const struct site_report *s)
+{
+	struct value *list = value_new_array();
+	struct thread_entry *t = NULL;
+	size_t n = 0, i;
+
+	if (thread_order(&s->msgs, s->r->message_id, &t, &n) < 0)
+		return list;
+	for (i = 0; i < n; i++) {
+		const struct state_message *m = t[i].m;
+		struct value *o = value_array_push(list, value_new_object());
+		struct buf b = BUF_INIT;
+
+		value_object_add_string(o, "message_id", m->message_id);
+		value_object_add(o, "depth", value_new_integer(t[i].depth));
+		/* the indent as a class name (depth-0 .. depth-9): a number
+		 * in a style attribute would need a second escaper */
+		buf_addf(&b, "depth-%d", t[i].depth > 9 ? 9 : t[i].depth);
+		value_object_add_string(o, "indent", b.data);
+		buf_release(&b);
+		if (m->date)
+			add_time(o, "date", m->date);
+		else
+			value_object_add_bool(o, "date", 0);
+		value_object_add_string(o, "author", *m->from_name ? m->from_name : m->from_email);
+		value_object_add_string(o, "subject", m->subject ? m->subject : "");
+		value_object_add_bool(o, "unsent", m->unsent);
+		add_archive_link(o, in->cfg, m->message_id);
+	}
+	free(t);
+	return list;
+}
+
+static int in_thread(const struct site_input *in, int64_t report_id, int64_t thread)
+{
+	size_t j;
+
+	for (j = 0; j < in->status.reports.nr; j++)
+		if (in->status.reports.v[j].id == report_id)
+			return in->status.reports.v[j].thread_id == thread;
+	return 0;
+}
+
+static struct value *commands_view(const struct site_input *in, const struct site_report *s)
+{
+	struct value *list = value_new_array();
+	size_t i;
+
+	for (i = 0; i < in->status.commands.nr; i++) {
+		const struct state_command *c = &in->status.commands.v[i];
+		struct value *o;
+
+		if (!in_thread(in, c->report_id, s->r->id))
+			continue;
+		o = value_array_push(list, value_new_object());
+		if (c->date)
+			add_time(o, "date", c->date);
+		else
+			value_object_add_bool(o, "date", 0);
+		value_object_add_string(o, "name", c->name);
+		value_object_add_string(o, "args", c->args);
+		value_object_add_string(o, "author", c->author);
+		value_object_add_bool(o, "by_mail", c->message_id != NULL);
+		value_object_add_bool(o, "applied", c->applied);
+		value_object_add_string(o, "why", c->why ? c->why : "");
+	}
+	return list;
+}
+
+static struct value *requests_view(const struct site_input *in, const struct site_report *s)
+{
+	struct value *list = value_new_array();
+	size_t i;
+
+	for (i = 0; i < in->status.requests.nr; i++) {
+		const struct state_request *q = &in->status.requests.v[i];
+		struct value *o;
+		struct buf b = BUF_INIT;
+
+		if (q->report_id != s->r->id)
+			continue;
+		o = value_array_push(list, value_new_object());
+		value_object_add(o, "number", value_new_integer(q->id));
+		value_object_add_string(o, "state", state_request_state_name(q->state));
+		if (*q->requester_name)
+			buf_addf(&b, "%s <%s>", q->requester_name, q->requester_email);
+		else
+			buf_adds(&b, q->requester_email);
+		value_object_add_string(o, "requester", b.data);
+		buf_reset(&b);
+		if (q->what == STATE_REQUEST_GIT)
+			buf_addf(&b, "%s %s", q->url ? q->url : "", q->branch ? q->branch : "");
+		else if (q->commit_id)
+			buf_addf(&b, "%.12s", q->commit_id);
+		else
+			buf_adds(&b, *q->args ? q->args : "the patch in the mail");
+		value_object_add_string(o, "what", b.data);
+		add_time(o, "requested", q->requested);
+		value_object_add_string(o, "why", q->why ? q->why : "");
+		value_object_add_bool(o, "has_why", q->why != NULL);
+		buf_release(&b);
+	}
+	return list;
+}
+
+static struct value *fix_view(const struct config *cfg, const struct state_tracked *t)
+{
+	struct value *v;
+	const char *p;
+
+	if (!t || !t->has_fix)
+		return value_new_bool(0);
+	v = commit_view(cfg, t->fix.commit, t->fix.subject, t->fix.ref);
+	value_object_add_string(v, "evidence", fix_kind_name(t->fix.kind));
+	if (t->fix.date)
+		add_time(v, "date", t->fix.date);
+	else
+		value_object_add_bool(v, "date", 0);
+	add_time(v, "recorded", t->fix.recorded);
+	value_object_add_bool(v, "reopened", t->fix.reopened);
+	p = t->fix.landed;
+	{
+		struct value *landed = value_object_add(v, "landed", value_new_array());
+
+		while (p && *p) {
+			size_t n = strcspn(p, "\n");
+
+			if (n)
+				value_array_push(landed, value_new_stringn(p, n));
+			p += n + (p[n] == '\n');
+		}
+	}
+	return v;
+}
+
+/* The tags a fix carries: perfbot.reportedBy and perfbot.closesUrl. */
+static void add_tags(struct value *v, const struct config *cfg, const char *message_id)
+{
+	struct buf b = BUF_INIT;
+
+	if (cfg->reported_by && *cfg->reported_by)
+		buf_addf(&b, "Reported-by: %s\n", cfg->reported_by);
+	if (cfg->closes_url && *cfg->closes_url)
+		buf_addf(&b, "Closes: %s%s\n", cfg->closes_url, message_id);
+	if (b.len)
+		buf_truncate(&b, b.len - 1);
+	value_object_add_string(v, "tags", b.data);
+	value_object_add_bool(v, "has_tags", b.len > 0);
+	buf_release(&b);
+}
+
+static int emit_page(struct render_ctx *c, const char *name, const struct value *view,
+		     const char *path)
+{
+	const struct template *t;
+	struct buf out = BUF_INIT;
+	struct site_page *p;
+
+	if (template_set_get(c->set, name, &t, c->err) < 0 ||
+	    template_render(c->set, t, view, NULL, &out, c->err) < 0) {
+		buf_release(&out);
+		return err_prefix(c->err, "%s: ", path);
+	}
+	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
+	p = &c->out->v[c->out->nr++];
+	p->path = xstrdup(path);
+	p->data = buf_detach(&out, &p->len);
+	return 0;
+}
+
+static int page_report(struct render_ctx *c, const struct site_report *s)
+{
+	const struct site_input *in = c->in;
+	struct buf path = BUF_INIT;
+	struct value *v, *rep, *list;
+	size_t i;
+	int ret;
+
+	buf_addf(&path, "report/%lld.html", (long long)s->r->id);
+	v = page_view(in, "../", path.data);
+	rep = value_object_add(v, "report", row_view(in, s, "../"));
+	value_object_add_string(rep, "message_id", s->r->message_id);
+	add_archive_link(rep, in->cfg, s->r->message_id);
+	add_time(rep, "sent", s->r->sent);
+	value_object_add(v, "facts", facts_view(s));
+	value_object_add_string(v, "mail", s->body ? s->body : "");
+	value_object_add_bool(v, "has_mail", s->body != NULL);
+	list = value_object_add(v, "thread", thread_view(in, s));
+	value_object_add_bool(v, "has_thread", list->nr > 0);
+	list = value_object_add(v, "commands", commands_view(in, s));
+	value_object_add_bool(v, "has_commands", list->nr > 0);
+	value_object_add(v, "fix", fix_view(in->cfg, s->t));
+	list = value_object_add(v, "possible_fixes", value_new_array());
+	for (i = 0; s->t && i < s->t->nr_possible; i++)
+		value_array_push(list, commit_view(in->cfg, s->t->possible[i].commit,
+						   s->t->possible[i].subject, s->t->possible[i].ref));
+	value_object_add_bool(v, "has_possible_fixes", list->nr > 0);
+	list = value_object_add(v, "requests", requests_view(in, s));
+	value_object_add_bool(v, "has_requests", list->nr > 0);
+	add_tags(v, in->cfg, s->r->message_id);
+	ret = emit_page(c, "report.html", v, path.data);
+	value_free(v);
+	buf_release(&path);
+	return ret;
+}
+
+/* ---- lists and feeds ------------------------------------------------ */
+
+/* Reports by last activity, newest first (then by number). */
+static const struct site_input *sort_in;
+
+static int by_activity(const void *a, const void *b)
+{
+	const struct site_report *x = &sort_in->v[*(const size_t *)a];
+	const struct site_report *y = &sort_in->v[*(const size_t *)b];
+	int64_t tx = last_activity(x), ty = last_activity(y);
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return x->r->id > y->r->id ? -1 : x->r->id < y->r->id;
+}
+
+static size_t *sorted_reports(const struct site_input *in)
+{
+	size_t *idx = xcalloc(in->nr + 1, sizeof(*idx)), i;
+
+	for (i = 0; i < in->nr; i++)
+		idx[i] = i;
+	sort_in = in;
+	qsort(idx, in->nr, sizeof(*idx), by_activity);
+	sort_in = NULL;
+	return idx;
+}
+
+/* A list of reports: the open ones (grouped by tree when group), then the
+ * fixed and closed ones.  keep(s, arg) chooses the reports. */
+static void add_lists(struct value *v, const struct site_input *in, const size_t *idx,
+		      const char *root, int group,
+		      int (*keep)(const struct site_report *, const void *), const void *arg)
+{
+	struct value *groups = value_object_add(v, "groups", value_new_array());
+	struct value *closed = value_new_array(), *open = value_new_array();
+	struct buf fam = BUF_INIT, b = BUF_INIT;
+	size_t i, j, nr_open = 0;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct site_report *s = &in->v[idx[i]];
+
+		if (keep && !keep(s, arg))
+			continue;
+		if (s->r->verdict != STATE_VERDICT_OPEN) {
+			value_array_push(closed, row_view(in, s, root));
+			continue;
+		}
+		nr_open++;
+		if (!group) {
+			value_array_push(open, row_view(in, s, root));
+			continue;
+		}
+		/* regzbot's grouping: a section per tree, in order of its
+		 * newest activity */
+		buf_reset(&fam);
+		tree_family(&fam, tree_of(s));
+		for (j = 0; j < groups->nr; j++)
+			if (!strcmp(value_object_get(groups->items[j], "tree")->str, fam.data))
+				break;
+		if (j == groups->nr) {
+			struct value *g = value_array_push(groups, value_new_object());
+
+			value_object_add_string(g, "tree", fam.data);
+			buf_reset(&b);
+			buf_addf(&b, "%stree/", root);
+			site_file_name(&b, fam.data);
+			buf_adds(&b, "/index.html");
+			value_object_add_string(g, "page", b.data);
+			value_object_add(g, "rows", value_new_array());
+		}
+		value_array_push((struct value *)value_object_get(groups->items[j], "rows"),
+				 row_view(in, s, root));
+	}
+	if (!group && open->nr) {
+		struct value *g = value_array_push(groups, value_new_object());
+
+		value_object_add_bool(g, "tree", 0);
+		value_object_add_bool(g, "page", 0);
+		value_object_add(g, "rows", open);
+	} else {
+		value_free(open);
+	}
+	value_object_add_bool(v, "has_open", nr_open > 0);
+	value_object_add(v, "nr_open", value_new_integer((int64_t)nr_open));
+	value_object_add_bool(v, "has_closed", closed->nr > 0);
+	value_object_add(v, "closed", closed);
+	buf_release(&fam);
+	buf_release(&b);
+}
+
+/* A feed's entries: a report's mail, and its state when not open. */
+struct entry {
+	const struct site_report *s;
+	int state;	/* 0: the new report; 1: its state changed */
+	int64_t when;
+};
+
+static int by_when(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->when != y->when)
+		return x->when > y->when ? -1 : 1;
+	if (x->s->r->id != y->s->r->id)
+		return x->s->r->id > y->s->r->id ? -1 : 1;
+	return y->state - x->state;
+}
+
+/* A urn:uuid: made of the SHA-256 of text (RFC 4122's layout, version 8:
+ * stable for one text, unlike a random one). */
+static int add_urn(struct value *v, const char *key, const char *text, struct buf *err)
+{
+	unsigned char d[HASH_SHA256_RAWSZ];
+	struct buf b = BUF_INIT, hex = BUF_INIT;
+
+	if (hash_sha256(text, strlen(text), d, err) < 0)
+		return -1;
+	d[6] = (unsigned char)((d[6] & 0x0f) | 0x80);
+	d[8] = (unsigned char)((d[8] & 0x3f) | 0x80);
+	hash_hex(&hex, d, 16);
+	buf_addf(&b, "urn:uuid:%.8s-%.4s-%.4s-%.4s-%.12s", hex.data, hex.data + 8, hex.data + 12,
+		 hex.data + 16, hex.data + 20);
+	value_object_add_string(v, key, b.data);
+	buf_release(&b);
+	buf_release(&hex);
+	return 0;
+}
+
+static int render_feed(struct render_ctx *c, const char *path, const char *root,
+		       const char *title, int (*keep)(const struct site_report *, const void *),
+		       const void *arg)
+{
+	const struct site_input *in = c->in;
+	struct entry *e = xcalloc(2 * in->nr + 1, sizeof(*e));
+	struct value *v = page_view(in, root, path), *list;
+	struct buf b = BUF_INIT;
+	size_t i, n = 0;
+	int ret = -1;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct site_report *s = &in->v[i];
+
+		if (keep && !keep(s, arg))
+			continue;
+		e[n].s = s;
+		e[n++].when = s->r->sent;
+		if (s->r->verdict != STATE_VERDICT_OPEN) {
+			e[n].s = s;
+			e[n].state = 1;
+			e[n++].when = s->changed ? s->changed : last_activity(s);
+		}
+	}
+	qsort(e, n, sizeof(*e), by_when);
+	if (n > SITE_MAX_FEED)
+		n = SITE_MAX_FEED;
+	value_object_add_string(v, "title", title);
+	/* a relative reference resolves against the feed's own place */
+	if (in->cfg->site_url)
+		buf_addf(&b, "%s%s", in->cfg->site_url, path);
+	else
+		buf_adds(&b, strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	value_object_add_string(v, "self", b.data);
+	buf_reset(&b);
+	buf_addf(&b, "perfbot-site:%s:%s", in->cfg->site_url ? in->cfg->site_url : in->cfg->from,
+		 path);
+	if (add_urn(v, "id", b.data, c->err) < 0)
+		goto out;
+	/* a feed with no entry has never changed: the epoch, not the clock,
+	 * so that a run with nothing new writes nothing */
+	add_time(v, "updated", n ? e[0].when : 0);
+	list = value_object_add(v, "entries", value_new_array());
+	for (i = 0; i < n; i++) {
+		const struct site_report *s = e[i].s;
+		struct value *o = value_array_push(list, value_new_object());
+
+		buf_reset(&b);
+		buf_addf(&b, "perfbot-site:%s:%s", e[i].state ? state_verdict_name(s->r->verdict) : "report",
+			 s->r->message_id);
+		if (add_urn(o, "id", b.data, c->err) < 0)
+			goto out;
+		buf_reset(&b);
+		if (e[i].state)
+			buf_addf(&b, "[%s] ", state_verdict_name(s->r->verdict));
+		buf_adds(&b, s->r->subject);
+		value_object_add_string(o, "title", b.data);
+		add_time(o, "updated", e[i].when);
+		buf_reset(&b);
+		if (in->cfg->site_url)
+			buf_addf(&b, "%sreport/%lld.html", in->cfg->site_url, (long long)s->r->id);
+		else
+			buf_addf(&b, "%sreport/%lld.html", root, (long long)s->r->id);
+		value_object_add_string(o, "link", b.data);
+		value_object_add_string(o, "tree", tree_of(s) ? tree_of(s) : "");
+		value_object_add_string(o, "state", state_verdict_name(s->r->verdict));
+		value_object_add_bool(o, "changed", e[i].state);
+	}
+	ret = emit_page(c, "atom.xml", v, path);
+out:
+	value_free(v);
+	free(e);
+	buf_release(&b);
+	return ret;
+}
+
+static int keep_family(const struct site_report *s, const void *arg)
+{
+	struct buf fam = BUF_INIT;
+	int r;
+
+	tree_family(&fam, tree_of(s));
+	r = !strcmp(fam.data, arg);
+	buf_release(&fam);
+	return r;
+}
+
+static int render_group(struct render_ctx *c, const size_t *idx, const char *kind,
+			const char *name, const char *dir_path, const char *root,
+			int (*keep)(const struct site_report *, const void *), const void *arg)
+{
+	struct buf page = BUF_INIT, feed = BUF_INIT, title = BUF_INIT;
+	struct value *v;
+	int ret;
+
+	buf_addf(&page, "%sindex.html", dir_path);
+	buf_addf(&feed, "%satom.xml", dir_path);
+	buf_addf(&title, "%s %s", kind, name);
+	ret = render_feed(c, feed.data, root, title.data, keep, arg);
+	if (!ret) {
+		v = page_view(c->in, root, page.data);
+		value_object_add_string(v, "kind", kind);
+		value_object_add_string(v, "name", name);
+		value_object_add_string(v, "title", title.data);
+		value_object_add_string(v, "feed", "atom.xml");
+		add_lists(v, c->in, idx, root, 0, keep, arg);
+		ret = emit_page(c, "group.html", v, page.data);
+		value_free(v);
+	}
+	buf_release(&page);
+	buf_release(&feed);
+	buf_release(&title);
+	return ret;
+}
+
+static int render_json(struct render_ctx *c)
+{
+	const struct site_input *in = c->in;
+	struct value *root = value_new_object(), *list;
+	struct buf out = BUF_INIT, b = BUF_INIT;
+	struct site_page *p;
+	size_t i, j;
+
+	list = value_object_add(root, "reports", value_new_array());
+	for (i = 0; i < in->status.reports.nr; i++) {
+		const struct state_report *r = &in->status.reports.v[i];
+		struct value *o;
+
+		/* only what the pages show: the published reports and their
+		 * follow-ups */
+		for (j = 0; j < in->nr; j++)
+			if (in->v[j].r->id == r->thread_id)
+				break;
+		if (j == in->nr || (r->kind != STATE_KIND_REPORT && r->kind != STATE_KIND_FOLLOWUP) ||
+		    !r->sent)
+			continue;
+		o = value_array_push(list, status_report_json(&in->status, r));
+		buf_reset(&b);
+		buf_addf(&b, "report/%lld.html", (long long)r->thread_id);
+		value_object_set_string(o, "page", b.data);
+	}
+	value_write_json(&out, root, 2);
+	buf_addc(&out, '\n');
+	value_free(root);
+	buf_release(&b);
+	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
+	p = &c->out->v[c->out->nr++];
+	p->path = xstrdup("reports.json");
+	p->data = buf_detach(&out, &p->len);
+	return 0;
+}
+
+int site_render(const struct site_input *in, struct template_set *set, struct site_pages *out,
+		struct buf *err)
+{
+	struct render_ctx c = { in, set, out, err };
+	struct state_names fams = { 0 };
+	struct buf b = BUF_INIT, title = BUF_INIT;
+	size_t *idx = sorted_reports(in), i, j;
+	struct value *v;
+	int ret = 0;
+
+	for (i = 0; i < in->nr && !ret; i++)
+		ret = page_report(&c, &in->v[i]);
+	/* the trees, in order of their first report */
+	for (i = 0; i < in->nr && !ret; i++) {
+		buf_reset(&b);
+		tree_family(&b, tree_of(&in->v[i]));
+		for (j = 0; j < fams.nr; j++)
+			if (!strcmp(fams.v[j], b.data))
+				break;
+		if (j < fams.nr)
+			continue;
+		ALLOC_GROW(fams.v, fams.nr + 1, fams.alloc);
+		fams.v[fams.nr++] = xstrdup(b.data);
+		buf_reset(&b);
+		buf_adds(&b, "tree/");
+		site_file_name(&b, fams.v[j]);
+		buf_addc(&b, '/');
+		ret = render_group(&c, idx, "tree", fams.v[j], b.data, "../../", keep_family,
+				   fams.v[j]);
+	}
+	if (!ret) {
+		v = page_view(in, "", "index.html");
+		value_object_add_string(v, "title", "reports");
+		value_object_add_string(v, "feed", "atom.xml");
+		add_lists(v, in, idx, "", 1, NULL, NULL);
+		ret = emit_page(&c, "index.html", v, "index.html");
+		value_free(v);
+	}
+	if (!ret) {
+		buf_reset(&title);
+		view_add_lab(v = value_new_object(), in->cfg);
+		buf_addf(&title, "%s reports", value_object_get(v, "sender")->str);
+		value_free(v);
+		ret = render_feed(&c, "atom.xml", "", title.data, NULL, NULL);
+	}
+	if (!ret)
+		ret = render_json(&c);
+	free(idx);
+	state_names_release(&fams);
+	buf_release(&b);
+	buf_release(&title);
+	return ret;
+}
+
+/* ---- writing -------------------------------------------------------- */
+
+struct manifest_entry {
+	char *path;
+	char hash[2 * HASH_SHA256_RAWSZ + 1];
+	unsigned long long size;
+};
+
+static void manifest_read(const char *dir, struct manifest_entry **out, size_t *nr)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	const char *p;
+	size_t alloc = 0;
+
+	*out = NULL;
+	*nr = 0;
+	buf_addf(&path, "%s/%s", dir, SITE_MANIFEST);
+	/* a manifest that cannot be read only costs a full write */
+	if (buf_read_file(&text, path.data, 64u << 20, NULL) < 0) {
+		buf_release(&path);
+		return;
+	}
+	for (p = text.data; *p;) {
+		size_t n = strcspn(p, "\n"), h = strspn(p, "0123456789abcdef");
+		const char *q = p + h + 1;
+		unsigned long long size = 0;
+
+		/* "HASH SIZE PATH": a line not so is skipped (its page is
+		 * then written again) */
+		if (h == 64 && p[h] == ' ' && *q >= '0' && *q <= '9') {
+			while (*q >= '0' && *q <= '9' && size < (1ull << 40))
+				size = size * 10 + (unsigned long long)(*q++ - '0');
+			if (*q == ' ' && q + 1 < p + n) {
+				ALLOC_GROW(*out, *nr + 1, alloc);
+				memcpy((*out)[*nr].hash, p, 64);
+				(*out)[*nr].hash[64] = '\0';
+				(*out)[*nr].size = size;
+				(*out)[(*nr)++].path = xstrndup(q + 1, (size_t)(p + n - q - 1));
+			}
+		}
+		p += n + (p[n] == '\n');
+	}
+	buf_release(&path);
+	buf_release(&text);
+}
+
+static int make_parent(const char *dir, const char *page, struct buf *err)
+{
+	const char *slash = strrchr(page, '/');
+	struct buf b = BUF_INIT;
+	int r;
+
+	buf_addf(&b, "%s/%.*s", dir, slash ? (int)(slash - page) : 0, page);
+	r = dir_make(b.data, 0755, err);
+	buf_release(&b);
+	return r;
+}
+
+int site_write(const char *dir, const struct site_pages *p, int full, struct site_stats *stats,
+	       struct buf *err)
+{
+	struct manifest_entry *m;
+	struct buf manifest = BUF_INIT, path = BUF_INIT, hex = BUF_INIT;
+	size_t nr_m, i, j = 0;
+	int ret = -1;
+
+	memset(stats, 0, sizeof(*stats));
+	if (dir_make(dir, 0755, err) < 0)
+		return -1;
+	manifest_read(dir, &m, &nr_m);
+	for (i = 0; i < p->nr; i++) {
+		unsigned char d[HASH_SHA256_RAWSZ];
+		const struct manifest_entry *old = NULL;
+		struct stat st;
+		size_t k;
+
+		if (hash_sha256(p->v[i].data, p->v[i].len, d, err) < 0)
+			goto out;
+		buf_reset(&hex);
+		hash_hex(&hex, d, sizeof(d));
+		buf_addf(&manifest, "%s %zu %s\n", hex.data, p->v[i].len, p->v[i].path);
+		/* the pages come in the manifest's order: look near j first */
+		for (k = 0; k < nr_m && !old; k++) {
+			size_t at = (j + k) % nr_m;
+
+			if (!strcmp(m[at].path, p->v[i].path)) {
+				old = &m[at];
+				j = at + 1;
+			}
+		}
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, p->v[i].path);
+		stats->pages++;
+		if (!full && old && !strcmp(old->hash, hex.data) && old->size == p->v[i].len &&
+		    stat(path.data, &st) == 0 && (unsigned long long)st.st_size == old->size)
+			continue;
+		if (make_parent(dir, p->v[i].path, err) < 0 ||
+		    dir_write_file_mode(path.data, p->v[i].data, p->v[i].len, 0644, 0, err) < 0)
+			goto out;
+		stats->written++;
+	}
+	ret = 0;
+	if (stats->written || nr_m != p->nr) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, SITE_MANIFEST);
+		ret = dir_write_file_mode(path.data, manifest.data, manifest.len, 0644, 0, err);
+	}
+out:
+	for (i = 0; i < nr_m; i++)
+		free(m[i].path);
+	free(m);
+	buf_release(&manifest);
+	buf_release(&path);
+	buf_release(&hex);
+	return ret;
+}
