@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "date.h"
@@ -15,6 +17,9 @@
 #include "hash.h"
 #include "html.h"
 #include "json.h"
+#include "maintainers.h"
+#include "repo.h"
+#include "route.h"
 #include "site.h"
 #include "thread.h"
 #include "value.h"
@@ -42,8 +47,59 @@ static void keep_body(struct site_report *s, const char *mail, size_t len)
 	s->body = xmemdup(p, s->body_len);
 }
 
-static int gather_report(struct state *st, struct site_input *in, const struct state_report *r,
-			 struct buf *err)
+static void names_add(struct state_names *n, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++)
+		if (strlen(n->v[i]) == len && !memcmp(n->v[i], s, len))
+			return;
+	ALLOC_GROW(n->v, n->nr + 1, n->alloc);
+	n->v[n->nr++] = xstrndup(s, len);
+}
+
+/* addr (ASCII case ignored) is a line of lines. */
+static int has_line(const char *lines, const char *addr)
+{
+	size_t n = strlen(addr);
+
+	while (lines && *lines) {
+		size_t len = strcspn(lines, "\n");
+
+		if (len == n && !strncasecmp(lines, addr, n))
+			return 1;
+		lines += len + (lines[len] == '\n');
+	}
+	return 0;
+}
+
+/* The sections s's head commit touches and their lists it went to. */
+static void gather_route(struct route *route, struct site_report *s, const char *head)
+{
+	struct route_result res;
+	size_t i;
+
+	if (!route || !head || route_commit(route, head, &res, NULL) < 0 || !res.on) {
+		if (route)
+			route_result_release(&res);
+		return;
+	}
+	for (i = 0; i < res.sel.nr_hits; i++)
+		if (!res.sel.hits[i].section->is_rest)
+			names_add(&s->subsystems, res.sel.hits[i].section->name,
+				  strlen(res.sel.hits[i].section->name));
+	for (i = 0; i < res.sel.nr_entries; i++) {
+		const struct maintainers_entry *e = &res.sel.entries[i];
+
+		if (e->kind == MAINTAINERS_LIST &&
+		    (has_line(s->r->to_addrs, e->address) || has_line(s->r->cc_addrs, e->address)))
+			names_add(&s->lists, e->address, strlen(e->address));
+	}
+	route_result_release(&res);
+}
+
+static int gather_report(struct state *st, struct site_input *in, struct route *route,
+			 const struct state_report *r, struct buf *err)
 {
 	struct site_report *s;
 	struct state_report full;
@@ -83,12 +139,16 @@ static int gather_report(struct state *st, struct site_input *in, const struct s
 	}
 	if (s->t && s->t->has_fix && s->t->fix.recorded > s->changed)
 		s->changed = s->t->fix.recorded;
+	gather_route(route, s, s->t && s->t->head ? s->t->head : s->has_job ? s->job.head : NULL);
 	return 0;
 }
 
 int site_gather(const struct config *cfg, int64_t now, struct site_input *in, struct buf *err)
 {
 	struct state *st;
+	struct repo *repo = NULL;
+	struct route *route = NULL;
+	struct buf cache = BUF_INIT;
 	size_t i;
 	int ret = 0;
 
@@ -101,12 +161,20 @@ int site_gather(const struct config *cfg, int64_t now, struct site_input *in, st
 		return 0;
 	if (state_open(cfg->state, &st, err) < 0)
 		return -1;
+	/* routing as send did it, with send's cache of MAINTAINERS parses */
+	if (cfg->route_file && repo_open(cfg->repo, &repo, NULL) == 0) {
+		buf_addf(&cache, "%s/cache", cfg->state);
+		route = route_new(cfg, repo, cache.data);
+	}
 	for (i = 0; i < in->status.reports.nr && !ret; i++) {
 		const struct state_report *r = &in->status.reports.v[i];
 
 		if (r->kind == STATE_KIND_REPORT && r->sent && r->mark != STATE_MARK_DROPPED)
-			ret = gather_report(st, in, r, err);
+			ret = gather_report(st, in, route, r, err);
 	}
+	route_free(route);
+	repo_free(repo);
+	buf_release(&cache);
 	state_close(st);
 	return ret;
 }
@@ -120,6 +188,8 @@ void site_input_release(struct site_input *in)
 		if (in->v[i].has_job)
 			state_job_release(&in->v[i].job);
 		free(in->v[i].body);
+		state_names_release(&in->v[i].subsystems);
+		state_names_release(&in->v[i].lists);
 	}
 	free(in->v);
 	status_release(&in->status);
@@ -142,9 +212,9 @@ void site_pages_release(struct site_pages *p)
 
 void site_file_name(struct buf *out, const char *name)
 {
-	size_t i, n = strlen(name);
-	int ok = n > 0 && n <= 64;
-	uint64_t h = 14695981039346656037ull;	/* FNV-1a, 64 bits */
+	size_t i, n = strlen(name), start = out->len;
+	int ok = n > 0 && n <= 64, dash = 0;
+	uint32_t h = 2166136261u;	/* FNV-1a, 32 bits */
 
 	for (i = 0; i < n && ok; i++) {
 		char c = name[i];
@@ -157,10 +227,24 @@ void site_file_name(struct buf *out, const char *name)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)name[i];
-		h *= 1099511628211ull;
+		char c = name[i];
+
+		h ^= (unsigned char)c;
+		h *= 16777619u;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			if (out->len - start >= 40)
+				continue;
+			if (dash && out->len > start)
+				buf_addc(out, '-');
+			buf_addc(out, c);
+			dash = 0;
+		} else {
+			dash = 1;
+		}
 	}
-	buf_addf(out, "h-%016llx", (unsigned long long)h);
+	buf_addf(out, "%s%08x", out->len > start ? "-" : "h-", (unsigned)h);
 }
 
 /* A tree's family ("linus" of "linus/master"): what its page is for. */
@@ -532,6 +616,28 @@ static void add_tags(struct value *v, const struct config *cfg, const char *mess
 	buf_release(&b);
 }
 
+/* names as a list of name and page (dir, the name's file, ".html"). */
+static void add_names(struct value *v, const char *key, const char *has,
+		      const struct state_names *n, const char *dir)
+{
+	struct value *list = value_object_add(v, key, value_new_array());
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n->nr; i++) {
+		struct value *o = value_array_push(list, value_new_object());
+
+		buf_reset(&b);
+		buf_adds(&b, dir);
+		site_file_name(&b, n->v[i]);
+		buf_adds(&b, ".html");
+		value_object_add_string(o, "name", n->v[i]);
+		value_object_add_string(o, "page", b.data);
+	}
+	value_object_add_bool(v, has, n->nr > 0);
+	buf_release(&b);
+}
+
 static int emit_page(struct render_ctx *c, const char *name, const struct value *view,
 		     const char *path)
 {
@@ -581,6 +687,8 @@ static int page_report(struct render_ctx *c, const struct site_report *s)
 	list = value_object_add(v, "requests", requests_view(in, s));
 	value_object_add_bool(v, "has_requests", list->nr > 0);
 	add_tags(v, in->cfg, s->r->message_id);
+	add_names(v, "subsystems", "has_subsystems", &s->subsystems, "../subsystem/");
+	add_names(v, "lists", "has_lists", &s->lists, "../list/");
 	ret = emit_page(c, "report.html", v, path.data);
 	value_free(v);
 	buf_release(&path);
@@ -792,6 +900,11 @@ out:
 	return ret;
 }
 
+struct group_key {
+	const char *name;
+	int subsystems;		/* 1: a subsystem's; 0: a list's */
+};
+
 static int keep_family(const struct site_report *s, const void *arg)
 {
 	struct buf fam = BUF_INIT;
@@ -803,31 +916,80 @@ static int keep_family(const struct site_report *s, const void *arg)
 	return r;
 }
 
+static int keep_name(const struct site_report *s, const void *arg)
+{
+	const struct state_names *n = ((const struct group_key *)arg)->subsystems ?
+				      &s->subsystems : &s->lists;
+	size_t i;
+
+	for (i = 0; i < n->nr; i++)
+		if (!strcmp(n->v[i], ((const struct group_key *)arg)->name))
+			return 1;
+	return 0;
+}
+
+/* A group's page and its feed: page and feed paths from the top, root the
+ * way back up. */
 static int render_group(struct render_ctx *c, const size_t *idx, const char *kind,
-			const char *name, const char *dir_path, const char *root,
+			const char *name, const char *page, const char *feed, const char *root,
 			int (*keep)(const struct site_report *, const void *), const void *arg)
 {
-	struct buf page = BUF_INIT, feed = BUF_INIT, title = BUF_INIT;
+	struct buf title = BUF_INIT;
 	struct value *v;
 	int ret;
 
-	buf_addf(&page, "%sindex.html", dir_path);
-	buf_addf(&feed, "%satom.xml", dir_path);
 	buf_addf(&title, "%s %s", kind, name);
-	ret = render_feed(c, feed.data, root, title.data, keep, arg);
+	ret = render_feed(c, feed, root, title.data, keep, arg);
 	if (!ret) {
-		v = page_view(c->in, root, page.data);
+		v = page_view(c->in, root, page);
 		value_object_add_string(v, "kind", kind);
 		value_object_add_string(v, "name", name);
 		value_object_add_string(v, "title", title.data);
-		value_object_add_string(v, "feed", "atom.xml");
+		value_object_add_string(v, "feed", strrchr(feed, '/') + 1);
 		add_lists(v, c->in, idx, root, 0, keep, arg);
-		ret = emit_page(c, "group.html", v, page.data);
+		ret = emit_page(c, "group.html", v, page);
 		value_free(v);
 	}
+	buf_release(&title);
+	return ret;
+}
+
+/* The subsystem or list pages: one per name any report has. */
+static int render_named(struct render_ctx *c, const size_t *idx, int subsystems,
+			struct value *index_list)
+{
+	const struct site_input *in = c->in;
+	struct state_names all = { 0 };
+	struct buf page = BUF_INIT, feed = BUF_INIT;
+	const char *dir = subsystems ? "subsystem" : "list";
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct state_names *n = subsystems ? &in->v[i].subsystems : &in->v[i].lists;
+
+		for (j = 0; j < n->nr; j++)
+			names_add(&all, n->v[j], strlen(n->v[j]));
+	}
+	for (i = 0; i < all.nr && !ret; i++) {
+		struct group_key key = { all.v[i], subsystems };
+		struct value *o;
+
+		buf_reset(&page);
+		buf_reset(&feed);
+		buf_addf(&page, "%s/", dir);
+		site_file_name(&page, all.v[i]);
+		buf_addf(&feed, "%s.xml", page.data);
+		buf_adds(&page, ".html");
+		ret = render_group(c, idx, subsystems ? "subsystem" : "list", all.v[i], page.data,
+				   feed.data, "../", keep_name, &key);
+		o = value_array_push(index_list, value_new_object());
+		value_object_add_string(o, "name", all.v[i]);
+		value_object_add_string(o, "page", page.data);
+	}
+	state_names_release(&all);
 	buf_release(&page);
 	buf_release(&feed);
-	buf_release(&title);
 	return ret;
 }
 
@@ -875,7 +1037,7 @@ int site_render(const struct site_input *in, struct template_set *set, struct si
 	struct state_names fams = { 0 };
 	struct buf b = BUF_INIT, title = BUF_INIT;
 	size_t *idx = sorted_reports(in), i, j;
-	struct value *v;
+	struct value *v, *subsystems = NULL, *lists = NULL;
 	int ret = 0;
 
 	for (i = 0; i < in->nr && !ret; i++)
@@ -894,12 +1056,25 @@ int site_render(const struct site_input *in, struct template_set *set, struct si
 		buf_reset(&b);
 		buf_adds(&b, "tree/");
 		site_file_name(&b, fams.v[j]);
-		buf_addc(&b, '/');
-		ret = render_group(&c, idx, "tree", fams.v[j], b.data, "../../", keep_family,
-				   fams.v[j]);
+		buf_reset(&title);
+		buf_addf(&title, "%s/atom.xml", b.data);
+		buf_adds(&b, "/index.html");
+		ret = render_group(&c, idx, "tree", fams.v[j], b.data, title.data, "../../",
+				   keep_family, fams.v[j]);
 	}
+	subsystems = value_new_array();
+	lists = value_new_array();
+	if (!ret)
+		ret = render_named(&c, idx, 1, subsystems);
+	if (!ret)
+		ret = render_named(&c, idx, 0, lists);
 	if (!ret) {
 		v = page_view(in, "", "index.html");
+		value_object_add_bool(v, "has_subsystems", subsystems->nr > 0);
+		value_object_add(v, "subsystems", subsystems);
+		value_object_add_bool(v, "has_lists", lists->nr > 0);
+		value_object_add(v, "lists", lists);
+		subsystems = lists = NULL;
 		value_object_add_string(v, "title", "reports");
 		value_object_add_string(v, "feed", "atom.xml");
 		add_lists(v, in, idx, "", 1, NULL, NULL);
@@ -915,6 +1090,8 @@ int site_render(const struct site_input *in, struct template_set *set, struct si
 	}
 	if (!ret)
 		ret = render_json(&c);
+	value_free(subsystems);
+	value_free(lists);
 	free(idx);
 	state_names_release(&fams);
 	buf_release(&b);
@@ -1023,8 +1200,26 @@ int site_write(const char *dir, const struct site_pages *p, int full, struct sit
 			goto out;
 		stats->written++;
 	}
+	/* a page no longer made (a tree no report is on any more): only
+	 * files the manifest names, after the lists no longer link to them */
+	for (i = 0; i < nr_m; i++) {
+		size_t k;
+
+		for (k = 0; k < p->nr; k++)
+			if (!strcmp(m[i].path, p->v[k].path))
+				break;
+		if (k < p->nr || strstr(m[i].path, "..") || m[i].path[0] == '/')
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, m[i].path);
+		if (unlink(path.data) < 0 && errno != ENOENT) {
+			err_set(err, "%s: cannot remove: %s", path.data, strerror(errno));
+			goto out;
+		}
+		stats->removed++;
+	}
 	ret = 0;
-	if (stats->written || nr_m != p->nr) {
+	if (stats->written || stats->removed || nr_m != p->nr) {
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", dir, SITE_MANIFEST);
 		ret = dir_write_file_mode(path.data, manifest.data, manifest.len, 0644, 0, err);

@@ -18,10 +18,9 @@
  *
  * Published: reports (not follow-ups, notices or digests) that a server
  * took (state_report.sent); a queued, held or dropped one is on no page.
- * File names never come from outside text: report/N.html (the report's
- * number), tree/NAME/index.html with NAME a tree's name when it is
- * [A-Za-z0-9][A-Za-z0-9._-]* (at most 64 bytes), else "h-" and 16 hex
- * digits of its SHA-256; subsystem and list pages likewise.
+ * File names never come from outside text as it is: report/N.html (the
+ * report's number), tree/NAME/index.html, subsystem/NAME.html and
+ * list/NAME.html with NAME made by site_file_name().
  *
  * Incremental: SITE_MANIFEST in the site's folder holds one line per page,
  * "SHA256 SIZE PATH"; a page whose hash and size match the manifest and
@@ -54,6 +53,9 @@ struct site_report {
 	size_t body_len;
 	int64_t changed;		/* when its state last changed (its
 					   newest applied command or fix) */
+	struct state_names subsystems;	/* the MAINTAINERS sections its head
+					   commit touches (route.h) */
+	struct state_names lists;	/* their L: lists it went to */
 };
 
 struct site_input {
@@ -65,7 +67,10 @@ struct site_input {
 };
 
 /* Fills *in from the state of cfg (read only; no state yet is an empty
- * site).  0, or -1 with a message; site_input_release() it either way. */
+ * site).  The subsystems and lists come from routing each head commit
+ * again as send did (route.h; perfbot.repo, route.maintainersFile): the
+ * state keeps only their people.  A repository that cannot be opened, a
+ * commit it lacks, or routing off leaves them empty, never an error.  0, or -1 with a message; site_input_release() it either way. */
 int site_gather(const struct config *cfg, int64_t now, struct site_input *in, struct buf *err);
 void site_input_release(struct site_input *in);
 
@@ -96,19 +101,25 @@ int site_render(const struct site_input *in, struct template_set *set, struct si
 struct site_stats {
 	size_t pages;		/* pages rendered */
 	size_t written;		/* of those, written */
+	size_t removed;		/* files of the last run's that no page is now */
 };
 
 /*
  * Writes the pages into dir (created, 0755, as needed): those whose bytes
  * differ from what the manifest recorded (all of them with full), each
- * with dir_write_file_mode() (0644, renamed into place), then the
+ * with dir_write_file_mode() (0644, renamed into place), then removes the
+ * files the manifest named that are no page any more, then writes the
  * manifest.  A run where nothing changed writes nothing, not even the
  * manifest.  0, or -1 with a message naming the file.
  */
 int site_write(const char *dir, const struct site_pages *p, int full, struct site_stats *stats,
 	       struct buf *err);
 
-/* The file name part for a tree, subsystem or list name (see above). */
+/* The file name part for a tree, subsystem or list name: the name itself
+ * when it is [A-Za-z0-9][A-Za-z0-9._-]* (at most 64 bytes), else its
+ * letters and digits lowercased, '-' between runs of anything else, at
+ * most 40 bytes, then "-" and 8 hex digits of its FNV-1a hash ("h-" and
+ * the hash alone when nothing is left): never "..", never a '/'. */
 void site_file_name(struct buf *out, const char *name);
 
 #endif

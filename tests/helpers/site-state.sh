@@ -9,6 +9,8 @@
 #             ref that perfbot track records as its fix;
 #   report 2  improvement-derived-kind, one test: a reply "#perfbot
 #             invalid" from a recipient (closed);
+#   report 4  route-lists: its head commit is routed (subsystem CONTROL
+#             GROUP (CGROUP), lists cgroups@ and linux-kernel@);
 #   report 3  the hostile one: subject, test case, machine, parameters
 #             and metric names with <script>, quotes, javascript:, /../,
 #             U+202E and C0/C1 controls, and a reply whose author and
@@ -54,6 +56,8 @@ PY
 PERFBOT_NOW=1773100000 pb send "$tmp/one.json" 2>"$tmp/send1.log"
 PERFBOT_NOW=1773100100 pb send "$tmp/two.json" 2>"$tmp/send2.log"
 PERFBOT_NOW=1773100200 pb send "$tmp/evil.json" 2>"$tmp/send3.log"
+# report 4: a head commit that MAINTAINERS routes (a section and THE REST)
+PERFBOT_NOW=1773100300 pb send "$top/tests/golden/route-lists/input.json" 2>"$tmp/send4.log"
 
 mid() { pb status --json | python3 -c "import json,sys; print([r['message_id'] for r in json.load(sys.stdin)['reports'] if r['id'] == $1][0])"; }
 m1=$(mid 1)
