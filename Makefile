@@ -122,6 +122,11 @@ perfbot: bot/main.o $(LIB)
 tests/unit/test-%: tests/unit/test-%.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS) -lcmocka
 
+# A page of charts drawn by bot/chart.c, for tests/t/chart.sh and
+# tests/t/chart-browser.sh.
+tests/helpers/chart-page: tests/helpers/chart-page.c $(LIB) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
 # The README's first command: a report rendered from the built-in demo.
 # The build's own lines go to stderr, so stdout is the mail alone.
 demo:
@@ -134,7 +139,7 @@ REPLAY_BIN := $(patsubst tests/fuzz/regressions/%,tests/fuzz/replay-%,$(wildcard
 tests/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB) $(HDR) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
 
-check: perfbot $(UNIT_BIN) $(REPLAY_BIN)
+check: perfbot $(UNIT_BIN) $(REPLAY_BIN) tests/helpers/chart-page
 	@sh tests/run.sh
 
 # A long soak of the cron cycle with faults and kills (tests/t/soak.sh;
@@ -212,11 +217,12 @@ uninstall:
 perfbot-installed: bot/main.c $(SRC) $(HDR) $(GENERATED) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
--include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/bench/bench-render.d tests/bench/bench-route.d tests/bench/bench-track.d
+-include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/helpers/chart-page.d tests/bench/bench-render.d tests/bench/bench-route.d tests/bench/bench-track.d
 
 clean:
 	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) $(REPLAY_BIN) tests/bench/bench-render tests/bench/bench-route \
-		tests/bench/bench-track
+		tests/bench/bench-track \
+		tests/helpers/chart-page tests/helpers/chart-page.d
 	rm -f $(GENERATED) bot/polarity-table.h+
 	rm -rf tests/fuzz/corpus-*/.tmp
 
