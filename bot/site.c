@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chart.h"
 #include "cmd.h"
 #include "date.h"
 #include "dir.h"
@@ -20,6 +21,7 @@
 #include "maintainers.h"
 #include "repo.h"
 #include "route.h"
+#include "samples.h"
 #include "site.h"
 #include "thread.h"
 #include "value.h"
@@ -140,6 +142,9 @@ static int gather_report(struct state *st, struct site_input *in, struct route *
 	if (s->t && s->t->has_fix && s->t->fix.recorded > s->changed)
 		s->changed = s->t->fix.recorded;
 	gather_route(route, s, s->t && s->t->head ? s->t->head : s->has_job ? s->job.head : NULL);
+	/* a samples file that cannot be read costs the charts, not the page */
+	if (samples_read(in->cfg->state, r->id, &s->samples, NULL) < 0)
+		s->samples = NULL;
 	return 0;
 }
 
@@ -190,6 +195,7 @@ void site_input_release(struct site_input *in)
 		free(in->v[i].body);
 		state_names_release(&in->v[i].subsystems);
 		state_names_release(&in->v[i].lists);
+		value_free(in->v[i].samples);
 	}
 	free(in->v);
 	status_release(&in->status);
@@ -600,6 +606,95 @@ static struct value *fix_view(const struct config *cfg, const struct state_track
 	return v;
 }
 
+/* A number of samples.h's object, or 0 and *ok 0 when it is not one. */
+static double number_of(const struct value *v, int *ok)
+{
+	if (!v || v->kind != VALUE_NUMBER) {
+		*ok = 0;
+		return 0;
+	}
+	return v->number;
+}
+
+/* One side's runs, at most REPORT_MAX_VALUES, into *out (malloc'd). */
+static size_t runs_of(const struct value *a, double **out, int *ok)
+{
+	size_t i, n = a && a->kind == VALUE_ARRAY ? a->nr : 0;
+
+	if (n > REPORT_MAX_VALUES)
+		n = REPORT_MAX_VALUES;
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (i = 0; i < n; i++)
+		(*out)[i] = number_of(a->items[i], ok);
+	return n;
+}
+
+static void side_of(struct chart_series *c, const struct value *side, int *ok)
+{
+	const struct value *sd = value_object_get(side, "stddev_percent");
+
+	c->has_mean = 1;
+	c->mean = number_of(value_object_get(side, "mean"), ok);
+	c->has_stddev = sd && sd->kind == VALUE_NUMBER;
+	c->stddev_percent = c->has_stddev ? sd->number : 0;
+}
+
+/* The charts: one per metric with samples (samples.h), base and head as
+ * their short ids, at most site.maxSamples dots a side.  A metric whose
+ * numbers chart_svg() refuses gets no chart (the file is perfbot's own,
+ * so that is a damaged file, not an input to report). */
+static struct value *charts_view(const struct site_input *in, const struct site_report *s)
+{
+	struct value *list = value_new_array();
+	const struct value *tests = s->samples ? value_object_get(s->samples, "tests") : NULL;
+	struct buf base = BUF_INIT, head = BUF_INIT, svg = BUF_INIT;
+	size_t i, j;
+
+	buf_addf(&base, "%.10s", s->has_job ? s->job.base : "base");
+	buf_addf(&head, "%.10s", head_of(s) ? head_of(s) : "head");
+	for (i = 0; tests && tests->kind == VALUE_ARRAY && i < tests->nr; i++) {
+		const struct value *t = tests->items[i], *ms = value_object_get(t, "metrics");
+		const struct value *tc = value_object_get(t, "testcase");
+
+		for (j = 0; ms && ms->kind == VALUE_ARRAY && j < ms->nr; j++) {
+			const struct value *m = ms->items[j], *name = value_object_get(m, "name");
+			struct chart_series series[2];
+			double *good = NULL, *bad = NULL;
+			struct chart c;
+			int ok = name && name->kind == VALUE_STRING;
+			struct value *o;
+
+			memset(series, 0, sizeof(series));
+			series[0].label = base.data;
+			series[1].label = head.data;
+			side_of(&series[0], value_object_get(m, "base"), &ok);
+			side_of(&series[1], value_object_get(m, "head"), &ok);
+			series[0].nr_values = runs_of(value_object_get(m, "good"), &good, &ok);
+			series[1].nr_values = runs_of(value_object_get(m, "bad"), &bad, &ok);
+			series[0].values = good;
+			series[1].values = bad;
+			c.metric = ok ? name->str : "";
+			c.series = series;
+			c.nr_series = 2;
+			c.max_points = (size_t)in->cfg->site_max_samples;
+			buf_reset(&svg);
+			if (ok && chart_svg(&svg, &c, NULL) == 0) {
+				o = value_array_push(list, value_new_object());
+				value_object_add_string(o, "testcase",
+							tc && tc->kind == VALUE_STRING ? tc->str : "");
+				value_object_add_string(o, "metric", name->str);
+				value_object_add_string(o, "svg", svg.data);
+			}
+			free(good);
+			free(bad);
+		}
+	}
+	buf_release(&base);
+	buf_release(&head);
+	buf_release(&svg);
+	return list;
+}
+
 /* The tags a fix carries: perfbot.reportedBy and perfbot.closesUrl. */
 static void add_tags(struct value *v, const struct config *cfg, const char *message_id)
 {
@@ -672,6 +767,8 @@ static int page_report(struct render_ctx *c, const struct site_report *s)
 	add_archive_link(rep, in->cfg, s->r->message_id);
 	add_time(rep, "sent", s->r->sent);
 	value_object_add(v, "facts", facts_view(s));
+	list = value_object_add(v, "charts", charts_view(in, s));
+	value_object_add_bool(v, "has_charts", list->nr > 0);
 	value_object_add_string(v, "mail", s->body ? s->body : "");
 	value_object_add_bool(v, "has_mail", s->body != NULL);
 	list = value_object_add(v, "thread", thread_view(in, s));
@@ -993,6 +1090,36 @@ static int render_named(struct render_ctx *c, const size_t *idx, int subsystems,
 	return ret;
 }
 
+/* The C1 controls and the bidirectional controls as \\uXXXX, never raw
+ * (they occur in JSON strings only, where the escape means the same). */
+static void json_escape_controls(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const unsigned char *u = (const unsigned char *)s + i;
+		unsigned cp = 0, n = 0;
+
+		if (u[0] == 0xc2 && i + 1 < len && u[1] >= 0x80 && u[1] <= 0x9f)
+			cp = u[1], n = 2;
+		else if (u[0] == 0xd8 && i + 1 < len && u[1] == 0x9c)
+			cp = 0x61c, n = 2;
+		else if (u[0] == 0xe2 && i + 2 < len && (u[1] == 0x80 || u[1] == 0x81)) {
+			unsigned c = 0x2000 + ((u[1] & 0x3fu) << 6) + (u[2] & 0x3fu);
+
+			if (c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+			    (c >= 0x2066 && c <= 0x2069))
+				cp = c, n = 3;
+		}
+		if (n) {
+			buf_addf(out, "\\u%04x", cp);
+			i += n;
+		} else {
+			buf_addc(out, s[i++]);
+		}
+	}
+}
+
 static int render_json(struct render_ctx *c)
 {
 	const struct site_input *in = c->in;
@@ -1019,8 +1146,9 @@ static int render_json(struct render_ctx *c)
 		buf_addf(&b, "report/%lld.html", (long long)r->thread_id);
 		value_object_set_string(o, "page", b.data);
 	}
-	value_write_json(&out, root, 2);
-	buf_addc(&out, '\n');
+	value_write_json(&b, root, 2);
+	buf_addc(&b, '\n');
+	json_escape_controls(&out, b.data, b.len);
 	value_free(root);
 	buf_release(&b);
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
@@ -1157,6 +1285,18 @@ static int make_parent(const char *dir, const char *page, struct buf *err)
 	return r;
 }
 
+/* Removes the ".tmp-BASE" of page (dir_write_file_mode()'s name). */
+static void tmp_remove(const char *dir, const char *page)
+{
+	const char *slash = strrchr(page, '/');
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s/%.*s.tmp-%s", dir, slash ? (int)(slash - page + 1) : 0, page,
+		 slash ? slash + 1 : page);
+	unlink(b.data);
+	buf_release(&b);
+}
+
 int site_write(const char *dir, const struct site_pages *p, int full, struct site_stats *stats,
 	       struct buf *err)
 {
@@ -1193,8 +1333,12 @@ int site_write(const char *dir, const struct site_pages *p, int full, struct sit
 		buf_addf(&path, "%s/%s", dir, p->v[i].path);
 		stats->pages++;
 		if (!full && old && !strcmp(old->hash, hex.data) && old->size == p->v[i].len &&
-		    stat(path.data, &st) == 0 && (unsigned long long)st.st_size == old->size)
+		    stat(path.data, &st) == 0 && (unsigned long long)st.st_size == old->size) {
+			/* the temporary file a killed --full run may have
+			 * left (ENOENT, nothing touched, in every other case) */
+			tmp_remove(dir, p->v[i].path);
 			continue;
+		}
 		if (make_parent(dir, p->v[i].path, err) < 0 ||
 		    dir_write_file_mode(path.data, p->v[i].data, p->v[i].len, 0644, 0, err) < 0)
 			goto out;

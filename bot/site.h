@@ -37,6 +37,7 @@
 #include "state.h"
 #include "status.h"
 #include "template.h"
+#include "value.h"
 
 #define SITE_MANIFEST ".manifest"
 #define SITE_MAX_FEED 200	/* entries in one Atom feed, newest first */
@@ -56,6 +57,7 @@ struct site_report {
 	struct state_names subsystems;	/* the MAINTAINERS sections its head
 					   commit touches (route.h) */
 	struct state_names lists;	/* their L: lists it went to */
+	struct value *samples;		/* samples.h's object, or NULL */
 };
 
 struct site_input {

@@ -35,6 +35,11 @@ python3 - "$top" "$tmp" <<'PY'
 import json, sys
 top, tmp = sys.argv[1:]
 reg = json.load(open(top + "/tests/golden/regression-two-tests/input.json"))
+# the runs of report 1's headline, for its chart
+m0 = reg["tests"][0]["metrics"][0]
+reg["tests"][0]["samples"] = {m0["name"]: {
+    "good": [100.0 + (i % 5) * 0.5 for i in range(12)],
+    "bad": [92.0 + (i % 4) * 0.75 for i in range(12)]}}
 imp = json.load(open(top + "/tests/golden/improvement-derived-kind/input.json"))
 json.dump(reg, open(tmp + "/one.json", "w"))
 json.dump(dict(imp, tests=[imp["tests"][1]]), open(tmp + "/two.json", "w"))
@@ -51,6 +56,7 @@ t["params"] = dict(t.get("params", {}), **{"mode" + evil: "v" + evil})
 # a metric named so too (not the headline: the polarity table names that)
 t["metrics"] = [dict(m) for m in t["metrics"]]
 t["metrics"][1]["name"] = "lmbench3.x" + evil
+t["samples"] = {t["metrics"][1]["name"]: {"good": [2.9e8, 2.95e8, 2.99e8], "bad": [3.3e8, 3.34e8, 3.37e8]}}
 json.dump(h, open(tmp + "/evil.json", "w"))
 PY
 PERFBOT_NOW=1773100000 pb send "$tmp/one.json" 2>"$tmp/send1.log"
