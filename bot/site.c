@@ -317,7 +317,8 @@ static void add_archive_link(struct value *v, const struct config *cfg, const ch
 	size_t n;
 	char *s;
 
-	if (!cfg->site_archive_url) {
+	/* "." and ".." stay dot-segments however encoded (html.h) */
+	if (!cfg->site_archive_url || !strcmp(message_id, ".") || !strcmp(message_id, "..")) {
 		value_object_add_bool(v, "link", 0);
 		return;
 	}
@@ -1146,6 +1147,7 @@ static int render_json(struct render_ctx *c)
 		buf_addf(&b, "report/%lld.html", (long long)r->thread_id);
 		value_object_set_string(o, "page", b.data);
 	}
+	buf_reset(&b);
 	value_write_json(&b, root, 2);
 	buf_addc(&b, '\n');
 	json_escape_controls(&out, b.data, b.len);
