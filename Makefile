@@ -195,6 +195,8 @@ install:
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDDIR)
 	install -m 755 perfbot-installed $(DESTDIR)$(BINDIR)/perfbot
 	install -m 644 templates/*.txt templates/README $(DESTDIR)$(DATADIR)/templates/
+	install -d $(DESTDIR)$(DATADIR)/templates/site
+	install -m 644 templates/site/*.html templates/site/*.xml $(DESTDIR)$(DATADIR)/templates/site/
 	install -m 644 $(DEMO_FILES) $(DESTDIR)$(DATADIR)/config/
 	install -m 644 README.md config/perfbot.cron config/perfbot.conf.example $(DESTDIR)$(DOCDIR)/
 	install -m 644 config/perfbot.bash-completion $(DESTDIR)$(BASHCOMPDIR)/perfbot
