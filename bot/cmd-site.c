@@ -84,7 +84,7 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 		rc = e == LOCK_BUSY ? EX_TEMPFAIL : EX_CANTCREAT;
 		goto fail;
 	}
-	if (site_gather(cfg, opts->now, &in, &err) < 0) {
+	if (site_gather(cfg, opts->now, dir.data, full, &in, &err) < 0) {
 		rc = EX_IOERR;
 		goto fail;
 	}
@@ -93,7 +93,7 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 		rc = EX_DATAERR;
 		goto fail;
 	}
-	if (site_write(dir.data, &pages, full, &stats, &err) < 0) {
+	if (site_write(dir.data, &pages, &in.manifest, full, &stats, &err) < 0) {
 		rc = EX_IOERR;
 		goto fail;
 	}

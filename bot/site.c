@@ -3,6 +3,7 @@
  * state, render every page through templates/site, write the pages that
  * changed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "html.h"
 #include "json.h"
 #include "maintainers.h"
+#include "percent.h"
 #include "repo.h"
 #include "route.h"
 #include "samples.h"
@@ -100,19 +102,15 @@ static void gather_route(struct route *route, struct site_report *s, const char 
 	route_result_release(&res);
 }
 
-static int gather_report(struct state *st, struct site_input *in, struct route *route,
-			 const struct state_report *r, struct buf *err)
+/* The report's own: its thread, job, mail, samples and routing (not for
+ * a report whose page is kept). */
+static int gather_details(struct state *st, struct site_input *in, struct route *route,
+			  struct site_report *s, struct buf *err)
 {
-	struct site_report *s;
+	const struct state_report *r = s->r;
 	struct state_report full;
-	size_t i;
 	int e;
 
-	in->v = xrealloc(in->v, (in->nr + 1) * sizeof(*in->v));
-	s = &in->v[in->nr++];
-	memset(s, 0, sizeof(*s));
-	s->r = r;
-	s->t = status_tracked_of(&in->status, r->id);
 	if (state_message_list(st, r->id, &s->msgs, err) < 0)
 		return -1;
 	if ((e = state_job_get(st, r->id, &s->job, err)) < 0)
@@ -125,22 +123,6 @@ static int gather_report(struct state *st, struct site_input *in, struct route *
 			keep_body(s, full.mail, full.mail_len);
 		state_report_release(&full);
 	}
-	/* when its state last changed: the newest command applied in its
-	 * thread, or its fix's recording */
-	for (i = 0; i < in->status.commands.nr; i++) {
-		const struct state_command *c = &in->status.commands.v[i];
-		size_t j;
-
-		if (!c->applied || c->date <= s->changed)
-			continue;
-		for (j = 0; j < in->status.reports.nr; j++)
-			if (in->status.reports.v[j].id == c->report_id)
-				break;
-		if (j < in->status.reports.nr && in->status.reports.v[j].thread_id == r->id)
-			s->changed = c->date;
-	}
-	if (s->t && s->t->has_fix && s->t->fix.recorded > s->changed)
-		s->changed = s->t->fix.recorded;
 	gather_route(route, s, s->t && s->t->head ? s->t->head : s->has_job ? s->job.head : NULL);
 	/* a samples file that cannot be read costs the charts, not the page */
 	if (samples_read(in->cfg->state, r->id, &s->samples, NULL) < 0)
@@ -148,38 +130,323 @@ static int gather_report(struct state *st, struct site_input *in, struct route *
 	return 0;
 }
 
-int site_gather(const struct config *cfg, int64_t now, struct site_input *in, struct buf *err)
+/* ---- the manifest and the fingerprints ------------------------------ */
+
+static void manifest_read(const char *dir, struct site_manifest *m)
 {
-	struct state *st;
+	struct buf path = BUF_INIT;
+	const char *p;
+
+	memset(m, 0, sizeof(*m));
+	buf_init(&m->text);
+	buf_addf(&path, "%s/%s", dir, SITE_MANIFEST);
+	/* a manifest that cannot be read only costs a full run */
+	if (buf_read_file(&m->text, path.data, 256u << 20, NULL) < 0)
+		buf_reset(&m->text);
+	buf_release(&path);
+	for (p = m->text.data; *p;) {
+		size_t n = strcspn(p, "\n"), h = strspn(p, "0123456789abcdef");
+		const char *q = p + h + 1, *end = p + n;
+		unsigned long long size = 0;
+
+		/* "HASH SIZE PATH[\tFP\tSUBSYSTEMS\tLISTS]": a line not so is
+		 * skipped (its page is then written again) */
+		if (h == 64 && p[h] == ' ' && *q >= '0' && *q <= '9') {
+			while (*q >= '0' && *q <= '9' && size < (1ull << 40))
+				size = size * 10 + (unsigned long long)(*q++ - '0');
+			if (*q == ' ' && q + 1 < end) {
+				struct site_manifest_entry *e;
+				size_t k;
+
+				ALLOC_GROW(m->v, m->nr + 1, m->alloc);
+				e = &m->v[m->nr++];
+				memset(e, 0, sizeof(*e));
+				memcpy(e->hash, p, 64);
+				e->size = size;
+				char **field[4] = { &e->path, &e->fp, &e->subsystems, &e->lists };
+				const char *at = q + 1;
+
+				for (k = 0; k < 4; k++) {
+					const char *t = at < end ? memchr(at, '\t', (size_t)(end - at)) : NULL;
+					const char *stop = t && k < 3 ? t : end;
+
+					*field[k] = xstrndup(at, at < stop ? (size_t)(stop - at) : 0);
+					at = stop < end ? stop + 1 : end;
+				}
+			}
+		}
+		p += n + (p[n] == '\n');
+	}
+}
+
+static void manifest_release(struct site_manifest *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		free(m->v[i].path);
+		free(m->v[i].fp);
+		free(m->v[i].subsystems);
+		free(m->v[i].lists);
+	}
+	free(m->v);
+	buf_release(&m->text);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The entry of path; the pages come in the manifest's order, so the
+ * search starts after the last one found (*hint). */
+static struct site_manifest_entry *manifest_find(const struct site_manifest *m, const char *path,
+						 size_t *hint)
+{
+	size_t k;
+
+	for (k = 0; k < m->nr; k++) {
+		size_t at = (*hint + k) % m->nr;
+
+		if (!strcmp(m->v[at].path, path)) {
+			*hint = at + 1;
+			return &m->v[at];
+		}
+	}
+	return NULL;
+}
+
+/* Every regular file of dir, names sorted, into h's text (for the salt). */
+static void salt_folder(struct buf *h, const char *dir)
+{
+	struct dirent **names = NULL;
+	int n = scandir(dir, &names, NULL, alphasort), i;
+
+	for (i = 0; i < n; i++) {
+		struct buf path = BUF_INIT;
+
+		buf_addf(&path, "%s/%s", dir, names[i]->d_name);
+		buf_addf(h, "\n%s\n", names[i]->d_name);
+		if (names[i]->d_name[0] != '.')
+			buf_read_file(h, path.data, TEMPLATE_MAX_SIZE, NULL);
+		buf_release(&path);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* What every page depends on besides its report: perfbot, the
+ * configuration, the templates, the day (a row's age). */
+static void site_salt(const struct config *cfg, int64_t now, struct buf *out)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	buf_addf(&b, "perfbot %s\n%lld\n", PERFBOT_VERSION,
+		 (long long)((now + cfg->timezone * 60) / 86400));
+	if (cfg->path)
+		buf_read_file(&b, cfg->path, 16u << 20, NULL);
+	for (i = 0; i < cfg->templates.nr; i++) {
+		struct buf d = BUF_INIT;
+
+		buf_addf(&d, "%s/site", cfg->templates.v[i]);
+		salt_folder(&b, d.data);
+		buf_release(&d);
+	}
+	{
+		struct buf d = BUF_INIT;
+
+		buf_addf(&d, "%s/site", cfg->shipped_templates);
+		salt_folder(&b, d.data);
+		buf_release(&d);
+	}
+	buf_add(out, b.data, b.len);
+	buf_release(&b);
+}
+
+/* s->fp: SHA-256 of the salt, its status object and what the object does
+ * not say of its page (activity, the fix's and possible fixes' dates). */
+static int fingerprint(struct site_report *s, const struct buf *salt, struct buf *err)
+{
+	struct buf b = BUF_INIT, hex = BUF_INIT;
+	unsigned char d[HASH_SHA256_RAWSZ];
+	size_t i;
+	int ret;
+
+	buf_add(&b, salt->data, salt->len);
+	value_write_json(&b, s->json, 0);
+	if (s->t) {
+		buf_addf(&b, "\n%lld %d %lld %lld %lld %d", (long long)s->t->last_activity, s->t->has_fix,
+			 (long long)s->t->fix.recorded, (long long)s->t->fix.date,
+			 (long long)s->t->created, (int)s->t->verdict);
+		for (i = 0; i < s->t->nr_possible; i++)
+			buf_addf(&b, " %lld %lld", (long long)s->t->possible[i].date,
+				 (long long)s->t->possible[i].recorded);
+	}
+	ret = hash_sha256(b.data, b.len, d, err);
+	if (!ret) {
+		hash_hex(&hex, d, sizeof(d));
+		memcpy(s->fp, hex.data, 64);
+		s->fp[64] = '\0';
+	}
+	buf_release(&b);
+	buf_release(&hex);
+	return ret;
+}
+
+/* names as report_extra() wrote them, percent-encoded and joined by ','. */
+static void names_split(struct state_names *n, const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	while (s && *s) {
+		size_t len = strcspn(s, ",");
+
+		buf_reset(&b);
+		if (len && percent_decode(s, len, 1, &b) == 0 && b.len == strlen(b.data))
+			names_add(n, b.data, b.len);
+		s += len + (s[len] == ',');
+	}
+	buf_release(&b);
+}
+
+/* status.reports and in->v are in id order: a look-up is a bisection. */
+static const struct state_report *report_by_id(const struct status *st, int64_t id)
+{
+	size_t lo = 0, hi = st->reports.nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->reports.v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->reports.nr && st->reports.v[lo].id == id ? &st->reports.v[lo] : NULL;
+}
+
+static struct site_report *site_of(struct site_input *in, int64_t id)
+{
+	size_t lo = 0, hi = in->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->v[mid].r->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < in->nr && in->v[lo].r->id == id ? &in->v[lo] : NULL;
+}
+
+/* Each report's commands (of its thread) and requests, and when its
+ * state last changed: its newest applied command, or its fix's
+ * recording.  One pass over each list. */
+static void gather_links(struct site_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->status.commands.nr; i++) {
+		const struct state_command *c = &in->status.commands.v[i];
+		const struct state_report *r = report_by_id(&in->status, c->report_id);
+		struct site_report *s = r ? site_of(in, r->thread_id) : NULL;
+
+		if (!s)
+			continue;
+		s->commands = xrealloc(s->commands, (s->nr_commands + 1) * sizeof(*s->commands));
+		s->commands[s->nr_commands++] = i;
+		if (c->applied && c->date > s->changed)
+			s->changed = c->date;
+	}
+	for (i = 0; i < in->status.requests.nr; i++) {
+		struct site_report *s = site_of(in, in->status.requests.v[i].report_id);
+
+		if (!s)
+			continue;
+		s->requests = xrealloc(s->requests, (s->nr_requests + 1) * sizeof(*s->requests));
+		s->requests[s->nr_requests++] = i;
+	}
+	for (i = 0; i < in->nr; i++) {
+		struct site_report *s = &in->v[i];
+
+		if (s->t && s->t->has_fix && s->t->fix.recorded > s->changed)
+			s->changed = s->t->fix.recorded;
+	}
+}
+
+int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
+		struct site_input *in, struct buf *err)
+{
+	struct state *st = NULL;
 	struct repo *repo = NULL;
 	struct route *route = NULL;
-	struct buf cache = BUF_INIT;
-	size_t i;
+	struct buf cache = BUF_INIT, salt = BUF_INIT, path = BUF_INIT;
+	size_t i, hint = 0;
 	int ret = 0;
 
 	memset(in, 0, sizeof(*in));
 	in->cfg = cfg;
 	in->now = now;
+	manifest_read(dir, &in->manifest);
 	if (status_gather(cfg, now, &in->status, err) < 0)
 		return -1;
 	if (!state_exists(cfg->state) || !in->status.reports.nr)
 		return 0;
-	if (state_open(cfg->state, &st, err) < 0)
-		return -1;
-	/* routing as send did it, with send's cache of MAINTAINERS parses */
-	if (cfg->route_file && repo_open(cfg->repo, &repo, NULL) == 0) {
-		buf_addf(&cache, "%s/cache", cfg->state);
-		route = route_new(cfg, repo, cache.data);
-	}
-	for (i = 0; i < in->status.reports.nr && !ret; i++) {
+	for (i = 0; i < in->status.reports.nr; i++) {
 		const struct state_report *r = &in->status.reports.v[i];
+		struct site_report *s;
 
-		if (r->kind == STATE_KIND_REPORT && r->sent && r->mark != STATE_MARK_DROPPED)
-			ret = gather_report(st, in, route, r, err);
+		if (r->kind != STATE_KIND_REPORT || !r->sent || r->mark == STATE_MARK_DROPPED)
+			continue;
+		in->v = xrealloc(in->v, (in->nr + 1) * sizeof(*in->v));
+		s = &in->v[in->nr++];
+		memset(s, 0, sizeof(*s));
+		s->r = r;
+		s->t = status_tracked_of(&in->status, r->id);
+		s->json = status_report_json(&in->status, r);
+	}
+	gather_links(in);
+	site_salt(cfg, now, &salt);
+	for (i = 0; i < in->nr && !ret; i++) {
+		struct site_report *s = &in->v[i];
+		const struct site_manifest_entry *e;
+		struct stat sb;
+
+		if (fingerprint(s, &salt, err) < 0) {
+			ret = -1;
+			break;
+		}
+		buf_reset(&path);
+		buf_addf(&path, "report/%lld.html", (long long)s->r->id);
+		e = manifest_find(&in->manifest, path.data, &hint);
+		if (full || !e || strcmp(e->fp, s->fp))
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/report/%lld.html", dir, (long long)s->r->id);
+		if (stat(path.data, &sb) < 0 || (unsigned long long)sb.st_size != e->size)
+			continue;
+		s->cached = 1;
+		names_split(&s->subsystems, e->subsystems);
+		names_split(&s->lists, e->lists);
+	}
+	for (i = 0; i < in->nr && !ret; i++) {
+		if (in->v[i].cached)
+			continue;
+		if (!st && state_open(cfg->state, &st, err) < 0) {
+			ret = -1;
+			break;
+		}
+		/* routing as send did it, with send's cache of MAINTAINERS
+		 * parses */
+		if (!route && cfg->route_file && !repo && repo_open(cfg->repo, &repo, NULL) == 0) {
+			buf_addf(&cache, "%s/cache", cfg->state);
+			route = route_new(cfg, repo, cache.data);
+		}
+		ret = gather_details(st, in, route, &in->v[i], err);
 	}
 	route_free(route);
 	repo_free(repo);
 	buf_release(&cache);
+	buf_release(&salt);
+	buf_release(&path);
 	state_close(st);
 	return ret;
 }
@@ -196,7 +463,11 @@ void site_input_release(struct site_input *in)
 		state_names_release(&in->v[i].subsystems);
 		state_names_release(&in->v[i].lists);
 		value_free(in->v[i].samples);
+		free(in->v[i].commands);
+		free(in->v[i].requests);
+		value_free(in->v[i].json);
 	}
+	manifest_release(&in->manifest);
 	free(in->v);
 	status_release(&in->status);
 	memset(in, 0, sizeof(*in));
@@ -209,6 +480,7 @@ void site_pages_release(struct site_pages *p)
 	for (i = 0; i < p->nr; i++) {
 		free(p->v[i].path);
 		free(p->v[i].data);
+		free(p->v[i].extra);
 	}
 	free(p->v);
 	memset(p, 0, sizeof(*p));
@@ -351,10 +623,10 @@ static struct value *page_view(const struct site_input *in, const char *root, co
  * state_tracked_list(). */
 static const char *tree_of(const struct site_report *s)
 {
+	/* not the job's: the lists show a report whose page is kept, and
+	 * its job is not read then */
 	if (s->t && s->t->tree)
 		return s->t->tree;
-	if (s->has_job)
-		return s->job.tree;
 	return s->r->tree;
 }
 
@@ -381,7 +653,7 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 	struct value *v = value_new_object();
 	struct buf b = BUF_INIT;
 	int64_t age = in->now > s->r->created ? (in->now - s->r->created) / 86400 : 0;
-	size_t i, nr_requests = 0;
+	size_t nr_requests;
 
 	value_object_add(v, "id", value_new_integer(s->r->id));
 	buf_addf(&b, "%sreport/%lld.html", root, (long long)s->r->id);
@@ -401,8 +673,7 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 	value_object_add(v, "nr_possible_fixes",
 			 value_new_integer(s->t ? (int64_t)s->t->nr_possible : 0));
 	value_object_add_bool(v, "has_possible_fixes", s->t && s->t->nr_possible);
-	for (i = 0; i < in->status.requests.nr; i++)
-		nr_requests += in->status.requests.v[i].report_id == s->r->id;
+	nr_requests = s->nr_requests;
 	value_object_add(v, "nr_requests", value_new_integer((int64_t)nr_requests));
 	value_object_add_bool(v, "has_requests", nr_requests > 0);
 	buf_release(&b);
@@ -505,28 +776,15 @@ static struct value *thread_view(const struct site_input *in, const struct site_
 	return list;
 }
 
-static int in_thread(const struct site_input *in, int64_t report_id, int64_t thread)
-{
-	size_t j;
-
-	for (j = 0; j < in->status.reports.nr; j++)
-		if (in->status.reports.v[j].id == report_id)
-			return in->status.reports.v[j].thread_id == thread;
-	return 0;
-}
-
 static struct value *commands_view(const struct site_input *in, const struct site_report *s)
 {
 	struct value *list = value_new_array();
 	size_t i;
 
-	for (i = 0; i < in->status.commands.nr; i++) {
-		const struct state_command *c = &in->status.commands.v[i];
-		struct value *o;
+	for (i = 0; i < s->nr_commands; i++) {
+		const struct state_command *c = &in->status.commands.v[s->commands[i]];
+		struct value *o = value_array_push(list, value_new_object());
 
-		if (!in_thread(in, c->report_id, s->r->id))
-			continue;
-		o = value_array_push(list, value_new_object());
 		if (c->date)
 			add_time(o, "date", c->date);
 		else
@@ -546,13 +804,11 @@ static struct value *requests_view(const struct site_input *in, const struct sit
 	struct value *list = value_new_array();
 	size_t i;
 
-	for (i = 0; i < in->status.requests.nr; i++) {
-		const struct state_request *q = &in->status.requests.v[i];
+	for (i = 0; i < s->nr_requests; i++) {
+		const struct state_request *q = &in->status.requests.v[s->requests[i]];
 		struct value *o;
 		struct buf b = BUF_INIT;
 
-		if (q->report_id != s->r->id)
-			continue;
 		o = value_array_push(list, value_new_object());
 		value_object_add(o, "number", value_new_integer(q->id));
 		value_object_add_string(o, "state", state_request_state_name(q->state));
@@ -748,8 +1004,44 @@ static int emit_page(struct render_ctx *c, const char *name, const struct value 
 	}
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
 	p = &c->out->v[c->out->nr++];
+	memset(p, 0, sizeof(*p));
 	p->path = xstrdup(path);
 	p->data = buf_detach(&out, &p->len);
+	return 0;
+}
+
+/* A report page's manifest fields: "\tFP\tSUBSYSTEMS\tLISTS", each name
+ * percent-encoded (html_url_component()), joined by ','. */
+static char *report_extra(const struct site_report *s)
+{
+	const struct state_names *n[2] = { &s->subsystems, &s->lists };
+	struct buf b = BUF_INIT;
+	size_t i, k;
+
+	buf_addf(&b, "\t%s", s->fp);
+	for (k = 0; k < 2; k++) {
+		buf_addc(&b, '\t');
+		for (i = 0; i < n[k]->nr; i++) {
+			if (i)
+				buf_addc(&b, ',');
+			html_url_component(&b, n[k]->v[i], strlen(n[k]->v[i]));
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* A report whose page is as the manifest has it: kept, not rendered. */
+static int keep_report(struct render_ctx *c, const struct site_report *s)
+{
+	struct site_page *p;
+	struct buf path = BUF_INIT;
+
+	buf_addf(&path, "report/%lld.html", (long long)s->r->id);
+	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
+	p = &c->out->v[c->out->nr++];
+	memset(p, 0, sizeof(*p));
+	p->path = buf_detach(&path, NULL);
+	p->extra = report_extra(s);
 	return 0;
 }
 
@@ -788,6 +1080,8 @@ static int page_report(struct render_ctx *c, const struct site_report *s)
 	add_names(v, "subsystems", "has_subsystems", &s->subsystems, "../subsystem/");
 	add_names(v, "lists", "has_lists", &s->lists, "../list/");
 	ret = emit_page(c, "report.html", v, path.data);
+	if (!ret)
+		c->out->v[c->out->nr - 1].extra = report_extra(s);
 	value_free(v);
 	buf_release(&path);
 	return ret;
@@ -1127,22 +1421,21 @@ static int render_json(struct render_ctx *c)
 	struct value *root = value_new_object(), *list;
 	struct buf out = BUF_INIT, b = BUF_INIT;
 	struct site_page *p;
-	size_t i, j;
+	size_t i, k;
 
 	list = value_object_add(root, "reports", value_new_array());
 	for (i = 0; i < in->status.reports.nr; i++) {
 		const struct state_report *r = &in->status.reports.v[i];
+		const struct site_report *s = site_of((struct site_input *)in, r->thread_id);
 		struct value *o;
 
 		/* only what the pages show: the published reports and their
-		 * follow-ups */
-		for (j = 0; j < in->nr; j++)
-			if (in->v[j].r->id == r->thread_id)
-				break;
-		if (j == in->nr || (r->kind != STATE_KIND_REPORT && r->kind != STATE_KIND_FOLLOWUP) ||
-		    !r->sent)
+		 * follow-ups; a report's object is the one its fingerprint
+		 * was taken of, lent to the list */
+		if (!s || (r->kind != STATE_KIND_REPORT && r->kind != STATE_KIND_FOLLOWUP) || !r->sent)
 			continue;
-		o = value_array_push(list, status_report_json(&in->status, r));
+		o = value_array_push(list, r->kind == STATE_KIND_REPORT ? s->json
+								    : status_report_json(&in->status, r));
 		buf_reset(&b);
 		buf_addf(&b, "report/%lld.html", (long long)r->thread_id);
 		value_object_set_string(o, "page", b.data);
@@ -1151,10 +1444,19 @@ static int render_json(struct render_ctx *c)
 	value_write_json(&b, root, 2);
 	buf_addc(&b, '\n');
 	json_escape_controls(&out, b.data, b.len);
+	/* give the lent objects back before freeing the list */
+	for (k = 0; k < list->nr; k++) {
+		const struct site_report *s = site_of((struct site_input *)in,
+						      (int64_t)value_object_get(list->items[k], "id")->number);
+
+		if (s && s->json == list->items[k])
+			list->items[k] = NULL;
+	}
 	value_free(root);
 	buf_release(&b);
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
 	p = &c->out->v[c->out->nr++];
+	memset(p, 0, sizeof(*p));
 	p->path = xstrdup("reports.json");
 	p->data = buf_detach(&out, &p->len);
 	return 0;
@@ -1171,7 +1473,7 @@ int site_render(const struct site_input *in, struct template_set *set, struct si
 	int ret = 0;
 
 	for (i = 0; i < in->nr && !ret; i++)
-		ret = page_report(&c, &in->v[i]);
+		ret = in->v[i].cached ? keep_report(&c, &in->v[i]) : page_report(&c, &in->v[i]);
 	/* the trees, in order of their first report */
 	for (i = 0; i < in->nr && !ret; i++) {
 		buf_reset(&b);
@@ -1231,50 +1533,6 @@ int site_render(const struct site_input *in, struct template_set *set, struct si
 
 /* ---- writing -------------------------------------------------------- */
 
-struct manifest_entry {
-	char *path;
-	char hash[2 * HASH_SHA256_RAWSZ + 1];
-	unsigned long long size;
-};
-
-static void manifest_read(const char *dir, struct manifest_entry **out, size_t *nr)
-{
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	const char *p;
-	size_t alloc = 0;
-
-	*out = NULL;
-	*nr = 0;
-	buf_addf(&path, "%s/%s", dir, SITE_MANIFEST);
-	/* a manifest that cannot be read only costs a full write */
-	if (buf_read_file(&text, path.data, 64u << 20, NULL) < 0) {
-		buf_release(&path);
-		return;
-	}
-	for (p = text.data; *p;) {
-		size_t n = strcspn(p, "\n"), h = strspn(p, "0123456789abcdef");
-		const char *q = p + h + 1;
-		unsigned long long size = 0;
-
-		/* "HASH SIZE PATH": a line not so is skipped (its page is
-		 * then written again) */
-		if (h == 64 && p[h] == ' ' && *q >= '0' && *q <= '9') {
-			while (*q >= '0' && *q <= '9' && size < (1ull << 40))
-				size = size * 10 + (unsigned long long)(*q++ - '0');
-			if (*q == ' ' && q + 1 < p + n) {
-				ALLOC_GROW(*out, *nr + 1, alloc);
-				memcpy((*out)[*nr].hash, p, 64);
-				(*out)[*nr].hash[64] = '\0';
-				(*out)[*nr].size = size;
-				(*out)[(*nr)++].path = xstrndup(q + 1, (size_t)(p + n - q - 1));
-			}
-		}
-		p += n + (p[n] == '\n');
-	}
-	buf_release(&path);
-	buf_release(&text);
-}
-
 static int make_parent(const char *dir, const char *page, struct buf *err)
 {
 	const char *slash = strrchr(page, '/');
@@ -1299,62 +1557,57 @@ static void tmp_remove(const char *dir, const char *page)
 	buf_release(&b);
 }
 
-int site_write(const char *dir, const struct site_pages *p, int full, struct site_stats *stats,
-	       struct buf *err)
+int site_write(const char *dir, const struct site_pages *p, const struct site_manifest *old,
+	       int full, struct site_stats *stats, struct buf *err)
 {
-	struct manifest_entry *m;
 	struct buf manifest = BUF_INIT, path = BUF_INIT, hex = BUF_INIT;
-	size_t nr_m, i, j = 0;
+	struct site_manifest_entry *m = old->v;
+	size_t i, hint = 0;
 	int ret = -1;
 
 	memset(stats, 0, sizeof(*stats));
 	if (dir_make(dir, 0755, err) < 0)
 		return -1;
-	manifest_read(dir, &m, &nr_m);
+	for (i = 0; i < old->nr; i++)
+		m[i].seen = 0;
 	for (i = 0; i < p->nr; i++) {
+		const struct site_page *pg = &p->v[i];
+		struct site_manifest_entry *e = manifest_find(old, pg->path, &hint);
 		unsigned char d[HASH_SHA256_RAWSZ];
-		const struct manifest_entry *old = NULL;
 		struct stat st;
-		size_t k;
 
-		if (hash_sha256(p->v[i].data, p->v[i].len, d, err) < 0)
+		if (e)
+			e->seen = 1;
+		stats->pages++;
+		if (!pg->data) {
+			/* kept: site_gather() found it as the manifest says */
+			buf_addf(&manifest, "%s %llu %s%s\n", e->hash, e->size, pg->path,
+				 pg->extra ? pg->extra : "");
+			continue;
+		}
+		if (hash_sha256(pg->data, pg->len, d, err) < 0)
 			goto out;
 		buf_reset(&hex);
 		hash_hex(&hex, d, sizeof(d));
-		buf_addf(&manifest, "%s %zu %s\n", hex.data, p->v[i].len, p->v[i].path);
-		/* the pages come in the manifest's order: look near j first */
-		for (k = 0; k < nr_m && !old; k++) {
-			size_t at = (j + k) % nr_m;
-
-			if (!strcmp(m[at].path, p->v[i].path)) {
-				old = &m[at];
-				j = at + 1;
-			}
-		}
+		buf_addf(&manifest, "%s %zu %s%s\n", hex.data, pg->len, pg->path, pg->extra ? pg->extra : "");
 		buf_reset(&path);
-		buf_addf(&path, "%s/%s", dir, p->v[i].path);
-		stats->pages++;
-		if (!full && old && !strcmp(old->hash, hex.data) && old->size == p->v[i].len &&
-		    stat(path.data, &st) == 0 && (unsigned long long)st.st_size == old->size) {
+		buf_addf(&path, "%s/%s", dir, pg->path);
+		if (!full && e && !strcmp(e->hash, hex.data) && e->size == pg->len &&
+		    stat(path.data, &st) == 0 && (unsigned long long)st.st_size == e->size) {
 			/* the temporary file a killed --full run may have
 			 * left (ENOENT, nothing touched, in every other case) */
-			tmp_remove(dir, p->v[i].path);
+			tmp_remove(dir, pg->path);
 			continue;
 		}
-		if (make_parent(dir, p->v[i].path, err) < 0 ||
-		    dir_write_file_mode(path.data, p->v[i].data, p->v[i].len, 0644, 0, err) < 0)
+		if (make_parent(dir, pg->path, err) < 0 ||
+		    dir_write_file_mode(path.data, pg->data, pg->len, 0644, 0, err) < 0)
 			goto out;
 		stats->written++;
 	}
 	/* a page no longer made (a tree no report is on any more): only
 	 * files the manifest names, after the lists no longer link to them */
-	for (i = 0; i < nr_m; i++) {
-		size_t k;
-
-		for (k = 0; k < p->nr; k++)
-			if (!strcmp(m[i].path, p->v[k].path))
-				break;
-		if (k < p->nr || strstr(m[i].path, "..") || m[i].path[0] == '/')
+	for (i = 0; i < old->nr; i++) {
+		if (m[i].seen || strstr(m[i].path, "..") || m[i].path[0] == '/')
 			continue;
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", dir, m[i].path);
@@ -1365,15 +1618,13 @@ int site_write(const char *dir, const struct site_pages *p, int full, struct sit
 		stats->removed++;
 	}
 	ret = 0;
-	if (stats->written || stats->removed || nr_m != p->nr) {
+	/* the manifest last, and only when it says something new */
+	if (manifest.len != old->text.len || memcmp(manifest.data, old->text.data, manifest.len)) {
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", dir, SITE_MANIFEST);
 		ret = dir_write_file_mode(path.data, manifest.data, manifest.len, 0644, 0, err);
 	}
 out:
-	for (i = 0; i < nr_m; i++)
-		free(m[i].path);
-	free(m);
 	buf_release(&manifest);
 	buf_release(&path);
 	buf_release(&hex);

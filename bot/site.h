@@ -58,28 +58,63 @@ struct site_report {
 					   commit touches (route.h) */
 	struct state_names lists;	/* their L: lists it went to */
 	struct value *samples;		/* samples.h's object, or NULL */
+	size_t *commands, nr_commands;	/* its thread's, indices into
+					   status.commands */
+	size_t *requests, nr_requests;	/* its, indices into status.requests */
+	struct value *json;		/* its status --json object */
+	char fp[2 * 32 + 1];		/* the fingerprint of what its page shows */
+	int cached;			/* fp is the manifest's: its page is not
+					   made again (thread, job, mail, samples
+					   not read; subsystems, lists from the
+					   manifest) */
+};
+
+/* A line of the manifest: "SHA256 SIZE PATH", and for a report's page
+ * "\tFINGERPRINT\tSUBSYSTEMS\tLISTS" (names percent-encoded, joined by ','). */
+struct site_manifest_entry {
+	char *path;
+	char hash[2 * 32 + 1];
+	unsigned long long size;
+	char *fp;		/* "" when none */
+	char *subsystems, *lists;
+	int seen;		/* a page of this run has its path */
+};
+
+struct site_manifest {
+	struct site_manifest_entry *v;
+	size_t nr, alloc;
+	struct buf text;	/* the file as read */
 };
 
 struct site_input {
 	const struct config *cfg;
 	int64_t now;
+	struct site_manifest manifest;	/* the site folder's, as the run began */
 	struct status status;
 	struct site_report *v;		/* oldest first */
 	size_t nr;
 };
 
 /* Fills *in from the state of cfg (read only; no state yet is an empty
- * site).  The subsystems and lists come from routing each head commit
+ * site) and the manifest of the site folder dir.  A report whose
+ * fingerprint (a SHA-256 of its status --json object, its activity and
+ * fix dates, the day of now in perfbot.timezone, and a salt of perfbot's
+ * version, the configuration file and every file of the site's template
+ * folders) is the one the manifest has for its page is not gathered
+ * whole nor rendered again, unless full.  The subsystems and lists come from routing each head commit
  * again as send did (route.h; perfbot.repo, route.maintainersFile): the
  * state keeps only their people.  A repository that cannot be opened, a
  * commit it lacks, or routing off leaves them empty, never an error.  0, or -1 with a message; site_input_release() it either way. */
-int site_gather(const struct config *cfg, int64_t now, struct site_input *in, struct buf *err);
+int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
+		struct site_input *in, struct buf *err);
 void site_input_release(struct site_input *in);
 
 struct site_page {
 	char *path;		/* relative to the site's folder */
-	char *data;
+	char *data;		/* NULL: kept as the manifest has it */
 	size_t len;
+	char *extra;		/* a report page's manifest fields ("\tFP\t..."),
+				   or NULL */
 };
 
 struct site_pages {
@@ -114,8 +149,8 @@ struct site_stats {
  * manifest.  A run where nothing changed writes nothing, not even the
  * manifest.  0, or -1 with a message naming the file.
  */
-int site_write(const char *dir, const struct site_pages *p, int full, struct site_stats *stats,
-	       struct buf *err);
+int site_write(const char *dir, const struct site_pages *p, const struct site_manifest *old,
+	       int full, struct site_stats *stats, struct buf *err);
 
 /* The file name part for a tree, subsystem or list name: the name itself
  * when it is [A-Za-z0-9][A-Za-z0-9._-]* (at most 64 bytes), else its
