@@ -256,7 +256,16 @@ static void site_salt(const struct config *cfg, int64_t now, struct buf *out)
 		salt_folder(&b, d.data);
 		buf_release(&d);
 	}
-	buf_add(out, b.data, b.len);
+	/* its hash: each report's fingerprint hashes 64 bytes of it, not
+	 * the templates again */
+	{
+		unsigned char d[HASH_SHA256_RAWSZ];
+
+		if (hash_sha256(b.data, b.len, d, NULL) == 0)
+			hash_hex(out, d, sizeof(d));
+		else
+			buf_add(out, b.data, b.len);
+	}
 	buf_release(&b);
 }
 
@@ -270,7 +279,7 @@ static int fingerprint(struct site_report *s, const struct buf *salt, struct buf
 	int ret;
 
 	buf_add(&b, salt->data, salt->len);
-	value_write_json(&b, s->json, 0);
+	buf_add(&b, s->json, s->json_len);
 	if (s->t) {
 		buf_addf(&b, "\n%lld %d %lld %lld %lld %d", (long long)s->t->last_activity, s->t->has_fix,
 			 (long long)s->t->fix.recorded, (long long)s->t->fix.date,
@@ -401,7 +410,14 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 		memset(s, 0, sizeof(*s));
 		s->r = r;
 		s->t = status_tracked_of(&in->status, r->id);
-		s->json = status_report_json(&in->status, r);
+		{
+			struct value *o = status_report_json(&in->status, r);
+			struct buf b = BUF_INIT;
+
+			value_write_json(&b, o, 0);
+			s->json = buf_detach(&b, &s->json_len);
+			value_free(o);
+		}
 	}
 	gather_links(in);
 	site_salt(cfg, now, &salt);
@@ -465,7 +481,7 @@ void site_input_release(struct site_input *in)
 		value_free(in->v[i].samples);
 		free(in->v[i].commands);
 		free(in->v[i].requests);
-		value_free(in->v[i].json);
+		free(in->v[i].json);
 	}
 	manifest_release(&in->manifest);
 	free(in->v);
@@ -1394,6 +1410,16 @@ static void json_escape_controls(struct buf *out, const char *s, size_t len)
 	while (i < len) {
 		const unsigned char *u = (const unsigned char *)s + i;
 		unsigned cp = 0, n = 0;
+		size_t plain = 0;
+
+		/* ASCII goes as it is, in runs */
+		while (i + plain < len && u[plain] < 0x80)
+			plain++;
+		if (plain) {
+			buf_add(out, s + i, plain);
+			i += plain;
+			continue;
+		}
 
 		if (u[0] == 0xc2 && i + 1 < len && u[1] >= 0x80 && u[1] <= 0x9f)
 			cp = u[1], n = 2;
@@ -1418,41 +1444,43 @@ static void json_escape_controls(struct buf *out, const char *s, size_t len)
 static int render_json(struct render_ctx *c)
 {
 	const struct site_input *in = c->in;
-	struct value *root = value_new_object(), *list;
 	struct buf out = BUF_INIT, b = BUF_INIT;
 	struct site_page *p;
-	size_t i, k;
+	size_t i, n = 0;
 
-	list = value_object_add(root, "reports", value_new_array());
+	/* {"reports": [...]}, an object a line: each report's object is the
+	 * text its fingerprint was taken of, with "page" added at its end */
+	buf_adds(&b, "{\"reports\": [\n");
 	for (i = 0; i < in->status.reports.nr; i++) {
 		const struct state_report *r = &in->status.reports.v[i];
 		const struct site_report *s = site_of((struct site_input *)in, r->thread_id);
-		struct value *o;
+		struct buf one = BUF_INIT;
+		const char *text;
+		size_t len;
 
 		/* only what the pages show: the published reports and their
-		 * follow-ups; a report's object is the one its fingerprint
-		 * was taken of, lent to the list */
+		 * follow-ups */
 		if (!s || (r->kind != STATE_KIND_REPORT && r->kind != STATE_KIND_FOLLOWUP) || !r->sent)
 			continue;
-		o = value_array_push(list, r->kind == STATE_KIND_REPORT ? s->json
-								    : status_report_json(&in->status, r));
-		buf_reset(&b);
-		buf_addf(&b, "report/%lld.html", (long long)r->thread_id);
-		value_object_set_string(o, "page", b.data);
-	}
-	buf_reset(&b);
-	value_write_json(&b, root, 2);
-	buf_addc(&b, '\n');
-	json_escape_controls(&out, b.data, b.len);
-	/* give the lent objects back before freeing the list */
-	for (k = 0; k < list->nr; k++) {
-		const struct site_report *s = site_of((struct site_input *)in,
-						      (int64_t)value_object_get(list->items[k], "id")->number);
+		if (r->kind == STATE_KIND_REPORT) {
+			text = s->json;
+			len = s->json_len;
+		} else {
+			struct value *o = status_report_json(&in->status, r);
 
-		if (s && s->json == list->items[k])
-			list->items[k] = NULL;
+			value_write_json(&one, o, 0);
+			value_free(o);
+			text = one.data;
+			len = one.len;
+		}
+		if (n++)
+			buf_adds(&b, ",\n");
+		buf_add(&b, text, len - 1);	/* its closing brace */
+		buf_addf(&b, ",\"page\":\"report/%lld.html\"}", (long long)r->thread_id);
+		buf_release(&one);
 	}
-	value_free(root);
+	buf_adds(&b, "\n]}\n");
+	json_escape_controls(&out, b.data, b.len);
 	buf_release(&b);
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
 	p = &c->out->v[c->out->nr++];

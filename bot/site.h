@@ -61,7 +61,9 @@ struct site_report {
 	size_t *commands, nr_commands;	/* its thread's, indices into
 					   status.commands */
 	size_t *requests, nr_requests;	/* its, indices into status.requests */
-	struct value *json;		/* its status --json object */
+	char *json;			/* its status --json object, as one
+					   line of JSON */
+	size_t json_len;
 	char fp[2 * 32 + 1];		/* the fingerprint of what its page shows */
 	int cached;			/* fp is the manifest's: its page is not
 					   made again (thread, job, mail, samples
