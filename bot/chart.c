@@ -162,6 +162,13 @@ static void yscale_make(struct yscale *y, const struct drawn *d, size_t n)
 	y->lo = add_clamped(lo, -pad);
 	y->hi = add_clamped(hi, pad);
 	y->half = y->hi / 2 - y->lo / 2;
+	if (!(y->half > 0)) {
+		/* a subnormal range, lost in the halving: one the table's
+		 * precision shows as it is, around the values */
+		y->lo = lo / 2 + hi / 2 - 1;
+		y->hi = y->lo + 2;
+		y->half = 1;
+	}
 }
 
 /* v's y coordinate in the plot (PLOT_Y1 at lo, PLOT_Y0 at hi). */
