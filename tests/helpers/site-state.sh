@@ -37,9 +37,9 @@ top, tmp = sys.argv[1:]
 reg = json.load(open(top + "/tests/golden/regression-two-tests/input.json"))
 # the runs of report 1's headline, for its chart
 m0 = reg["tests"][0]["metrics"][0]
+# (the samples are the runs the metric's values summarize: the same ones)
 reg["tests"][0]["samples"] = {m0["name"]: {
-    "good": [100.0 + (i % 5) * 0.5 for i in range(12)],
-    "bad": [92.0 + (i % 4) * 0.75 for i in range(12)]}}
+    "good": list(m0["base"]["values"]), "bad": list(m0["head"]["values"])}}
 imp = json.load(open(top + "/tests/golden/improvement-derived-kind/input.json"))
 json.dump(reg, open(tmp + "/one.json", "w"))
 json.dump(dict(imp, tests=[imp["tests"][1]]), open(tmp + "/two.json", "w"))
