@@ -729,7 +729,7 @@ static const struct config_key keys[] = {
 	KEY("site", "dir", CONFIG_TEXT, site_dir, "STATE/site",
 	    "the folder perfbot site writes the web site into"),
 	KEY("site", "url", CONFIG_TEXT, site_url, "unset",
-	    "where the site is served, ending in /: the feeds' links, and the report's page in mails"),
+	    "where the site is served, ending in /: the feeds' links, and each report's page in the digest"),
 	KEY("site", "archiveUrl", CONFIG_TEXT, site_archive_url, "unset",
 	    "a mail's link on the site is this followed by its Message-ID (e.g. a public-inbox URL)"),
 	INT("site", "maxSamples", site_max_samples, 1, 100000, "1000",

@@ -93,6 +93,17 @@ PY
 check "reports.json: the objects are status --json's, page aside" \
 	python3 "$tmp/json2.py" "$site/reports.json" "$tmp/status.json"
 
+# the digest links each report's page when site.url is set (and only then)
+pb digest --dry-run --to ann@example.org >"$tmp/digest.plain" 2>/dev/null
+cp "$tmp/c" "$tmp/c-url"
+printf '[site]\n\turl = https://perf.example.org/perfbot/\n' >>"$tmp/c-url"
+PERFBOT_NOW=1773400000 "$perfbot" --config "$tmp/c-url" digest --dry-run --to ann@example.org >"$tmp/digest.url" 2>/dev/null
+check "digest with site.url: each report's page under its link" \
+	sh -c "grep -q '^  https://perf.example.org/perfbot/report/4.html\$' '$tmp/digest.url' && grep -q '^  https://perf.example.org/perfbot/report/1.html\$' '$tmp/digest.url'"
+check_eq "digest without site.url: no page line" 0 "$(grep -c 'report/[0-9]*.html' "$tmp/digest.plain")"
+check_eq "digest: site.url adds those lines and nothing else" \
+	"$(grep -c 'perf.example.org' "$tmp/digest.url")" "$(diff "$tmp/digest.plain" "$tmp/digest.url" | grep -c '^>')"
+
 # 3. conformance: tidy, links, feeds, the hostile report
 if command -v tidy >/dev/null 2>&1; then
 	bad=
