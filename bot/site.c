@@ -1588,10 +1588,10 @@ static void tmp_remove(const char *dir, const char *page)
 int site_write(const char *dir, const struct site_pages *p, const struct site_manifest *old,
 	       int full, struct site_stats *stats, struct buf *err)
 {
-	struct buf manifest = BUF_INIT, path = BUF_INIT, hex = BUF_INIT;
+	struct buf manifest = BUF_INIT, path = BUF_INIT, hex = BUF_INIT, parent = BUF_INIT;
 	struct site_manifest_entry *m = old->v;
 	size_t i, hint = 0;
-	int ret = -1;
+	int ret = -1, parent_made = 0;
 
 	memset(stats, 0, sizeof(*stats));
 	if (dir_make(dir, 0755, err) < 0)
@@ -1627,8 +1627,19 @@ int site_write(const char *dir, const struct site_pages *p, const struct site_ma
 			tmp_remove(dir, pg->path);
 			continue;
 		}
-		if (make_parent(dir, pg->path, err) < 0 ||
-		    dir_write_file_mode(path.data, pg->data, pg->len, 0644, 0, err) < 0)
+		/* the folder of the page before is there: most pages share it */
+		{
+			const char *slash = strrchr(pg->path, '/');
+			size_t n = slash ? (size_t)(slash - pg->path) : 0;
+
+			if ((parent.len != n || memcmp(parent.data, pg->path, n) || !parent_made) &&
+			    make_parent(dir, pg->path, err) < 0)
+				goto out;
+			buf_reset(&parent);
+			buf_add(&parent, pg->path, n);
+			parent_made = 1;
+		}
+		if (dir_write_file_mode(path.data, pg->data, pg->len, 0644, 0, err) < 0)
 			goto out;
 		stats->written++;
 	}
@@ -1656,5 +1667,6 @@ out:
 	buf_release(&manifest);
 	buf_release(&path);
 	buf_release(&hex);
+	buf_release(&parent);
 	return ret;
 }
