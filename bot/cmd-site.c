@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sysexits.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "config.h"
@@ -36,6 +37,15 @@ static struct template_set *site_templates(const struct config *cfg)
 	return set;
 }
 
+/* Seconds on the monotonic clock, for -v's account of where a run went. */
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 {
 	struct buf err = BUF_INIT, dir = BUF_INIT, lockpath = BUF_INIT;
@@ -47,6 +57,7 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 	struct site_stats stats;
 	const char *out = NULL;
 	int full = 0, rc = 0, e;
+	double t0, t1, t2, t3;
 	struct opt_args args;
 	const struct opt options[] = {
 		OPT_STRING_E(0, "out", &out, "DIR", "write the site into DIR instead of site.dir"),
@@ -84,22 +95,27 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 		rc = e == LOCK_BUSY ? EX_TEMPFAIL : EX_CANTCREAT;
 		goto fail;
 	}
+	t0 = seconds();
 	if (site_gather(cfg, opts->now, dir.data, full, &in, &err) < 0) {
 		rc = EX_IOERR;
 		goto fail;
 	}
+	t1 = seconds();
 	set = site_templates(cfg);
 	if (site_render(&in, set, &pages, &err) < 0) {
 		rc = EX_DATAERR;
 		goto fail;
 	}
+	t2 = seconds();
 	if (site_write(dir.data, &pages, &in.manifest, full, &stats, &err) < 0) {
 		rc = EX_IOERR;
 		goto fail;
 	}
+	t3 = seconds();
 	if (opts->verbose)
-		fprintf(stderr, "perfbot site: %zu pages, %zu written into %s\n", stats.pages,
-			stats.written, dir.data);
+		fprintf(stderr, "perfbot site: %zu pages, %zu written into %s (%zu removed; "
+			"gathered in %.3f s, rendered in %.3f s, written in %.3f s)\n", stats.pages,
+			stats.written, dir.data, stats.removed, t1 - t0, t2 - t1, t3 - t2);
 	goto done;
 fail:
 	fprintf(stderr, "perfbot site: %s\n", err.data);

@@ -446,7 +446,9 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 	for (i = 0; i < in->nr && !ret; i++) {
 		if (in->v[i].cached)
 			continue;
-		if (!st && state_open(cfg->state, &st, err) < 0) {
+		/* one read transaction for all of them: one lock, one
+		 * snapshot, not one a query */
+		if (!st && (state_open(cfg->state, &st, err) < 0 || state_begin_read(st, err) < 0)) {
 			ret = -1;
 			break;
 		}
@@ -463,6 +465,8 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 	buf_release(&cache);
 	buf_release(&salt);
 	buf_release(&path);
+	if (st)
+		state_rollback(st);	/* it read only */
 	state_close(st);
 	return ret;
 }
