@@ -164,7 +164,11 @@ tests/bench/bench-route: tests/bench/bench-route.c $(LIB) Makefile
 tests/bench/bench-track: tests/bench/bench-track.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
-bench: perfbot tests/bench/bench-render tests/bench/bench-route
+# The state perfbot site is timed on (tests/bench/site.sh).
+tests/bench/bench-site: tests/bench/bench-site.c $(LIB) Makefile
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
+bench: perfbot tests/bench/bench-render tests/bench/bench-route tests/bench/bench-site
 	@sh tests/bench/run.sh
 
 # libFuzzer targets (clang).  FUZZ_SECONDS per target.
@@ -195,6 +199,8 @@ install:
 		$(DESTDIR)$(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDDIR)
 	install -m 755 perfbot-installed $(DESTDIR)$(BINDIR)/perfbot
 	install -m 644 templates/*.txt templates/README $(DESTDIR)$(DATADIR)/templates/
+	install -d $(DESTDIR)$(DATADIR)/templates/site
+	install -m 644 templates/site/*.html templates/site/*.xml $(DESTDIR)$(DATADIR)/templates/site/
 	install -m 644 $(DEMO_FILES) $(DESTDIR)$(DATADIR)/config/
 	install -m 644 README.md config/perfbot.cron config/perfbot.conf.example $(DESTDIR)$(DOCDIR)/
 	install -m 644 config/perfbot.bash-completion $(DESTDIR)$(BASHCOMPDIR)/perfbot
@@ -217,11 +223,11 @@ uninstall:
 perfbot-installed: bot/main.c $(SRC) $(HDR) $(GENERATED) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bot/main.c $(SRC) $(LDFLAGS) $(LIBS)
 
--include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/helpers/chart-page.d tests/bench/bench-render.d tests/bench/bench-route.d tests/bench/bench-track.d
+-include $(OBJ:.o=.d) bot/main.d $(UNIT_BIN:=.d) tests/helpers/chart-page.d tests/bench/bench-render.d tests/bench/bench-route.d tests/bench/bench-track.d tests/bench/bench-site.d
 
 clean:
 	rm -f perfbot perfbot-installed bot/*.o bot/*.d tests/unit/*.d tests/bench/*.d $(LIB) $(UNIT_BIN) $(FUZZ_BIN) $(REPLAY_BIN) tests/bench/bench-render tests/bench/bench-route \
-		tests/bench/bench-track \
+		tests/bench/bench-track tests/bench/bench-site \
 		tests/helpers/chart-page tests/helpers/chart-page.d
 	rm -f $(GENERATED) bot/polarity-table.h+
 	rm -rf tests/fuzz/corpus-*/.tmp

@@ -18,278 +18,15 @@
 #include "intake.h"
 #include "spool.h"
 #include "state.h"
+#include "status.h"
 #include "value.h"
 #include "banned.h"
-
-/* Everything status shows, gathered before anything is printed. */
-struct status {
-	const struct config *cfg;
-	int64_t now;
-	size_t incoming, rejected;
-	int64_t sent_last_hour;
-	struct state_reports reports;
-	struct state_tracked_list tracked;	/* the fixes of the reports (track) */
-	struct state_commands commands;	/* all of them, by date */
-	struct intake_waits waits;	/* the spool's files */
-	struct state_trailers trailers;		/* every trailer recorded */
-	struct state_exclusions exclusions;	/* #perfbot unsubscribe's list */
-	struct state_requests requests;		/* #perfbot test, by number */
-};
-
-/* The tracked facts of report id (both lists are in id order), or NULL. */
-static const struct state_tracked *tracked_of(const struct status *s, int64_t id)
-{
-	size_t lo = 0, hi = s->tracked.nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->tracked.v[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->tracked.nr && s->tracked.v[lo].id == id ? &s->tracked.v[lo] : NULL;
-}
-
-static int status_gather(const struct config *cfg, int64_t now, struct status *s,
-			 struct buf *err)
-{
-	struct state *st;
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	s->cfg = cfg;
-	s->now = now;
-	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0 ||
-	    intake_spool_waiting(cfg, now, &s->waits, err) < 0)
-		return -1;
-	if (!state_exists(cfg->state))
-		return 0;
-	if (state_open(cfg->state, &st, err) < 0)
-		return -1;
-	ret = state_report_list(st, &s->reports, err);
-	if (!ret)
-		ret = state_tracked_list(st, 1, &s->tracked, err);
-	if (!ret)
-		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
-	if (!ret)
-		ret = state_command_list(st, 0, &s->commands, err);
-	if (!ret)
-		ret = state_trailer_list(st, 0, &s->trailers, err);
-	if (!ret)
-		ret = state_exclusion_list(st, &s->exclusions, err);
-	if (!ret)
-		ret = state_request_list(st, 0, &s->requests, err);
-	state_close(st);
-	return ret;
-}
-
-static void status_release(struct status *s)
-{
-	state_reports_release(&s->reports);
-	state_tracked_list_release(&s->tracked);
-	state_commands_release(&s->commands);
-	intake_waits_release(&s->waits);
-	state_trailers_release(&s->trailers);
-	state_exclusions_release(&s->exclusions);
-	state_requests_release(&s->requests);
-}
-
-/* A 'sending' report is one whose attempt has not ended: for scripts it
- * is still waiting to go out, as the spec's three statuses have it.  A
- * dropped one never goes: "dropped". */
-static const char *json_status(const struct state_report *r)
-{
-	if (r->mark == STATE_MARK_DROPPED)
-		return "dropped";
-	return r->status == STATE_SENDING ? "queued" : state_status_name(r->status);
-}
 
 /* The STATUS column: also held, deferred (an attempt failed or a
  * recipient waits) and dropped. */
 static const char *text_status(const struct state_report *r)
 {
 	return r->mark != STATE_MARK_NONE ? state_mark_name(r->mark) : cmd_queue_word(r);
-}
-
-/* One address per line -> a JSON array of them. */
-static struct value *json_lines(const char *text)
-{
-	struct value *a = value_new_array();
-
-	while (text && *text) {
-		const char *nl = strchr(text, '\n');
-		size_t n = nl ? (size_t)(nl - text) : strlen(text);
-
-		if (n)
-			value_array_push(a, value_new_stringn(text, n));
-		text += n + (nl ? 1 : 0);
-	}
-	return a;
-}
-
-/* Calls fn for each envelope recipient of r (the staging address alone
- * when it was redirected) with its outcome, or NULL while it has none. */
-static void each_recipient(const struct state_report *r,
-			   void (*fn)(void *ctx, const char *address, size_t len,
-				      const struct state_rcpt *o),
-			   void *ctx)
-{
-	const char *p = r->redirected_to ? r->redirected_to : r->env_rcpt;
-	size_t i;
-
-	while (p && *p) {
-		size_t len = r->redirected_to ? strlen(p) : strcspn(p, "\n");
-		const struct state_rcpt *o = NULL;
-
-		for (i = 0; i < r->nr_rcpt && !o; i++)
-			if (strlen(r->rcpt[i].address) == len && !memcmp(r->rcpt[i].address, p, len))
-				o = &r->rcpt[i];
-		if (len)
-			fn(ctx, p, len, o);
-		p += len;
-		if (*p == '\n')
-			p++;
-	}
-}
-
-static void json_recipient(void *ctx, const char *address, size_t len, const struct state_rcpt *o)
-{
-	struct value *e = value_array_push(ctx, value_new_object());
-	struct buf reply = BUF_INIT;
-	size_t n;
-	char *s;
-
-	value_object_set(e, "address", value_new_stringn(address, len));
-	value_object_set_string(e, "status", o ? state_rcpt_status_name(o->status) : "pending");
-	/* a server's reply has its code; a local error (code 0) is no reply */
-	if (o && o->code) {
-		buf_addf(&reply, "%d %s", o->code, o->reply ? o->reply : "");
-		s = buf_detach(&reply, &n);
-		value_object_set(e, "code", value_new_integer(o->code));
-		value_object_set(e, "reply", value_new_string_owned(s, n));
-	} else {
-		value_object_set(e, "code", value_new_null());
-		value_object_set(e, "reply", value_new_null());
-	}
-	value_object_set(e, "local_error", o && !o->code ? value_new_string(o->reply ? o->reply : "")
-							 : value_new_null());
-}
-
-
-static struct value *json_waiting(const struct status *s, const struct state_report *r)
-{
-	struct value *o;
-	struct buf text = BUF_INIT;
-	int64_t until;
-	enum delivery_wait w = delivery_waiting(s->cfg, r, s->now, s->sent_last_hour, &until);
-
-	if (w == DELIVERY_NOT_QUEUED)
-		return value_new_null();
-	o = value_new_object();
-	value_object_set_string(o, "reason", delivery_wait_name(w));
-	value_object_set(o, "until", cmd_json_time(until));
-	cmd_describe_wait(&text, w, until, r);
-	value_object_set_string(o, "text", text.data);
-	buf_release(&text);
-	return o;
-}
-
-/* Routing (perfbot-mail(7), Recipients): the commands of report id's thread with what
- * became of them, its trailers, and the exclusion list. */
-static struct value *json_commands(const struct status *s, int64_t id)
-{
-	struct value *a = value_new_array();
-	size_t i;
-
-	for (i = 0; i < s->commands.nr; i++) {
-		const struct state_command *c = &s->commands.v[i];
-		struct value *o;
-
-		if (c->report_id != id)
-			continue;
-		o = value_array_push(a, value_new_object());
-		value_object_set_string(o, "name", c->name);
-		value_object_set_string(o, "args", c->args);
-		value_object_set_string(o, "author", c->author);
-		value_object_set(o, "date", cmd_json_time(c->date));
-		value_object_set(o, "message_id", c->message_id ? value_new_string(c->message_id)
-							       : value_new_null());
-		value_object_set_bool(o, "applied", c->applied);
-		value_object_set(o, "why", c->why ? value_new_string(c->why) : value_new_null());
-	}
-	return a;
-}
-
-static struct value *json_trailers(const struct status *s, int64_t id)
-{
-	struct value *a = value_new_array();
-	size_t i;
-
-	for (i = 0; i < s->trailers.nr; i++) {
-		const struct state_trailer *t = &s->trailers.v[i];
-		struct value *o;
-
-		if (t->report_id != id)
-			continue;
-		o = value_array_push(a, value_new_object());
-		value_object_set_string(o, "message_id", t->message_id);
-		value_object_set_string(o, "key", t->key);
-		value_object_set_string(o, "value", t->value);
-	}
-	return a;
-}
-
-static struct value *json_requests(const struct status *s, int64_t id)
-{
-	struct value *a = value_new_array();
-	size_t i;
-
-	for (i = 0; i < s->requests.nr; i++)
-		if (s->requests.v[i].report_id == id)
-			value_array_push(a, cmd_request_json(&s->requests.v[i]));
-	return a;
-}
-
-static struct value *json_report(const struct status *s, const struct state_report *r)
-{
-	struct value *o = value_new_object();
-
-	value_object_set(o, "id", value_new_integer(r->id));
-	value_object_set_string(o, "message_id", r->message_id);
-	value_object_set_string(o, "subject", r->subject);
-	value_object_set_string(o, "status", json_status(r));
-	value_object_set(o, "attempts", value_new_integer(r->attempts));
-	value_object_set(o, "created", cmd_json_time(r->created));
-	value_object_set(o, "sent", cmd_json_time(r->sent));
-	value_object_set(o, "next_attempt",
-			 r->status == STATE_QUEUED && r->mark != STATE_MARK_DROPPED ?
-			 cmd_json_time(r->next_attempt) : value_new_null());
-	value_object_set(o, "last_reply",
-			 r->last_reply ? value_new_string(r->last_reply) : value_new_null());
-	value_object_set(o, "to", json_lines(r->to_addrs));
-	value_object_set(o, "cc", json_lines(r->cc_addrs));
-	value_object_set(o, "replies", value_new_integer((int64_t)r->replies));
-	value_object_set_string(o, "state", state_verdict_name(r->verdict));
-	value_object_set(o, "followups", value_new_integer((int64_t)r->followups));
-	value_object_set_string(o, "kind", state_kind_name(r->kind));
-	value_object_set(o, "parent", r->parent_id ? value_new_integer(r->parent_id)
-						    : value_new_null());
-	value_object_set(o, "last_attempt", cmd_json_time(r->last_attempt));
-	each_recipient(r, json_recipient, value_object_set(o, "recipients", value_new_array()));
-	value_object_set(o, "redirected_to", r->redirected_to ? value_new_string(r->redirected_to)
-							     : value_new_null());
-	value_object_set_bool(o, "held", r->mark == STATE_MARK_HELD);
-	value_object_set_bool(o, "dropped", r->mark == STATE_MARK_DROPPED);
-	value_object_set(o, "mark_reason", r->mark != STATE_MARK_NONE && r->mark_why ?
-			 value_new_string(r->mark_why) : value_new_null());
-	value_object_set(o, "waiting", json_waiting(s, r));
-	value_object_set(o, "commands", json_commands(s, r->id));
-	value_object_set(o, "trailers", json_trailers(s, r->id));
-	value_object_set(o, "requests", json_requests(s, r->id));
-	cmd_fix_json(o, tracked_of(s, r->id));
-	return o;
 }
 
 static struct value *json_exclusions(const struct status *s)
@@ -349,7 +86,7 @@ static void status_json(const struct status *s, struct buf *out)
 	}
 	reports = value_object_set(root, "reports", value_new_array());
 	for (i = 0; i < s->reports.nr; i++)
-		value_array_push(reports, json_report(s, &s->reports.v[i]));
+		value_array_push(reports, status_report_json(s, &s->reports.v[i]));
 	value_object_set(root, "sent_last_hour", value_new_integer(s->sent_last_hour));
 	value_object_set(root, "exclusions", json_exclusions(s));
 	value_write_json(out, root, 2);
@@ -432,7 +169,7 @@ static void text_details(const struct status *s, const struct state_report *r, s
 	}
 	if (r->status == STATE_FAILED && r->last_reply)
 		buf_addf(out, INDENT "refused: %s\n", r->last_reply);
-	each_recipient(r, text_recipient, out);
+	status_each_recipient(r, text_recipient, out);
 	for (i = 0; i < s->commands.nr; i++) {
 		const struct state_command *c = &s->commands.v[i];
 
@@ -504,8 +241,8 @@ static void status_text(const struct status *s, struct buf *out)
 			 state_verdict_name(r->verdict) : state_kind_name(r->kind), r->attempts,
 			 next.data, r->replies, r->subject);
 		text_details(s, r, out);
-		if (tracked_of(s, r->id))
-			cmd_fix_lines(out, INDENT, s->cfg, tracked_of(s, r->id));
+		if (status_tracked_of(s, r->id))
+			cmd_fix_lines(out, INDENT, s->cfg, status_tracked_of(s, r->id));
 		buf_release(&next);
 	}
 	text_exclusions(s, out);

@@ -141,6 +141,7 @@ int cmd_render(int argc, char **argv, const struct cmd_options *opts);
 int cmd_queue(int argc, char **argv, const struct cmd_options *opts);
 int cmd_recipients(int argc, char **argv, const struct cmd_options *opts);
 int cmd_status(int argc, char **argv, const struct cmd_options *opts);
+int cmd_site(int argc, char **argv, const struct cmd_options *opts);
 int cmd_template(int argc, char **argv, const struct cmd_options *opts);
 int cmd_track(int argc, char **argv, const struct cmd_options *opts);
 int cmd_digest(int argc, char **argv, const struct cmd_options *opts);

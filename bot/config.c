@@ -168,6 +168,7 @@ struct config *config_new_defaults(void)
 	c->cc_trailers = 1;
 	c->max_recipients = 20;
 	c->max_per_hour = 60;
+	c->site_max_samples = 1000;
 	c->coalesce_minutes = 30;
 	c->retry_minutes = 5;
 	c->test_max_open = 3;
@@ -237,6 +238,9 @@ void config_free(struct config *c)
 	free(c->smtp_helo_name);
 	list_release(&c->digest_to);
 	list_release(&c->ingest_nntp);
+	free(c->site_dir);
+	free(c->site_url);
+	free(c->site_archive_url);
 	free(c->test_ref_prefix);
 	for (i = 0; i < c->nr_trees; i++)
 		tree_release(&c->trees[i]);
@@ -746,6 +750,15 @@ static const struct config_key keys[] = {
 
 	KEY("digest", "to", CONFIG_TEXT_LIST, digest_to, "none",
 	    "who gets perfbot digest (several allowed)"),
+
+	KEY("site", "dir", CONFIG_TEXT, site_dir, "STATE/site",
+	    "the folder perfbot site writes the web site into"),
+	KEY("site", "url", CONFIG_TEXT, site_url, "unset",
+	    "where the site is served, ending in /: the feeds' links, and each report's page in the digest"),
+	KEY("site", "archiveUrl", CONFIG_TEXT, site_archive_url, "unset",
+	    "a mail's link on the site is this followed by its Message-ID (e.g. a public-inbox URL)"),
+	INT("site", "maxSamples", site_max_samples, 1, 100000, "1000",
+	    "at most this many runs a chart draws of each commit"),
 
 	KEY("test", "enabled", CONFIG_BOOL, test_enabled, "false",
 	    "#perfbot test requests are taken (turn on when the lab's pipeline takes them)"),

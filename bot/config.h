@@ -102,6 +102,13 @@ struct config {
 	/* [digest] */
 	struct config_list digest_to;	/* digest.to: who gets perfbot digest */
 
+	/* [site]: perfbot site (perfbot-site(1)) */
+	char *site_dir;		/* site.dir; NULL: STATE/site */
+	char *site_url;		/* site.url: where the site is served, or NULL */
+	char *site_archive_url;	/* site.archiveUrl: a mail's link is this and its
+				   Message-ID, percent-encoded; NULL: none */
+	int site_max_samples;	/* site.maxSamples: points a chart draws a side */
+
 	/* [polarity]: the configured patterns, in the order config_polarity()
 	 * tries them: the higher ones, then the lower ones, each in file order */
 	struct config_polarity *polarity;

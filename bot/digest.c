@@ -149,6 +149,12 @@ static struct value *report_view(const struct config *cfg, const struct state_tr
 	buf_addf(&b, "%s%s", cfg->closes_url, t->message_id);
 	value_object_add_string(v, "link", b.data);
 	value_object_add_string(v, "tree", t->tree ? t->tree : "");
+	/* its page on the web site (perfbot-site(1)), which has the reports
+	 * a server took */
+	buf_reset(&b);
+	if (cfg->site_url && t->sent)
+		buf_addf(&b, "%sreport/%lld.html", cfg->site_url, (long long)t->id);
+	value_object_add(v, "page", b.len ? value_new_string(b.data) : value_new_bool(0));
 	buf_release(&b);
 	return v;
 }

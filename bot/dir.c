@@ -85,6 +85,12 @@ int dir_write_all(int fd, const void *p, size_t n)
 
 int dir_write_file(const char *path, const char *data, size_t len, struct buf *err)
 {
+	return dir_write_file_mode(path, data, len, 0600, 1, err);
+}
+
+int dir_write_file_mode(const char *path, const char *data, size_t len, mode_t mode, int sync,
+			struct buf *err)
+{
 	struct buf tmp = BUF_INIT;
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
@@ -93,12 +99,12 @@ int dir_write_file(const char *path, const char *data, size_t len, struct buf *e
 	buf_add(&tmp, path, (size_t)(base - path));
 	buf_addf(&tmp, ".tmp-%s", base);
 	unlink(tmp.data);	/* left by a run that died */
-	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(tmp.data, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0) {
 		err_set(err, "%s: cannot create: %s", tmp.data, strerror(errno));
 		goto done;
 	}
-	if (dir_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (dir_write_all(fd, data, len) < 0 || (sync && fsync(fd) < 0)) {
 		err_set(err, "%s: cannot write: %s", tmp.data, strerror(errno));
 		close(fd);
 		unlink(tmp.data);

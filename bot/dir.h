@@ -39,4 +39,11 @@ int dir_write_all(int fd, const void *p, size_t n);
  */
 int dir_write_file(const char *path, const char *data, size_t len, struct buf *err);
 
+/* The same with the file's mode (before the umask) and, with sync 0, no
+ * fsync: still whole or absent for any reader and after a killed run,
+ * but not across a power loss (for files made again from the state, as
+ * the site's pages are). */
+int dir_write_file_mode(const char *path, const char *data, size_t len, mode_t mode, int sync,
+			struct buf *err);
+
 #endif

@@ -10,6 +10,7 @@
 #include "message.h"
 #include "mboxrd.h"
 #include "result.h"
+#include "samples.h"
 #include "spool.h"
 #include "value.h"
 #include "xalloc.h"
@@ -375,6 +376,16 @@ static int queue_group(struct intake *in, struct item **group, size_t n, struct 
 	if (e < 0) {
 		ret = -1;
 		goto done;
+	}
+	/* the runs for the site's charts: after the commit, and a failure
+	 * costs only the charts (samples.h) */
+	if (e == 0) {
+		struct buf lost = BUF_INIT;
+
+		if (samples_keep(in->cfg->state, id, r, &lost) < 0)
+			event_log_say(&in->log, "report %lld: its samples are not kept for the site: %s",
+				      (long long)id, lost.data);
+		buf_release(&lost);
 	}
 	if (e == STATE_EXISTS)
 		event_log_say(&in->log, "already in the outbox: %s", err->data);

@@ -28,6 +28,7 @@ static const struct cmd_entry commands[] = {
 	{ "report", cmd_report, "set a report's state as the operator" },
 	{ "requests", cmd_requests, "list #perfbot test requests; take a job for the lab, drop one" },
 	{ "send", cmd_send, "take the spool into the outbox, deliver what is due, archive it" },
+	{ "site", cmd_site, "write the static web site: reports, trees, feeds, reports.json" },
 	{ "status", cmd_status, "show the spool, the outbox and the replies" },
 	{ "template", cmd_template, "render any template with any JSON data" },
 	{ "thread", cmd_thread, "show a report's thread: overview, mbox or JSON" },

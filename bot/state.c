@@ -694,6 +694,16 @@ int state_begin(struct state *st, struct buf *err)
 	return 0;
 }
 
+int state_begin_read(struct state *st, struct buf *err)
+{
+	if (st->in_tx)
+		return err_set(err, "%s: a transaction is already open", st->path);
+	if (tx_sql(st, "BEGIN", err) < 0)
+		return -1;
+	st->in_tx = 1;
+	return 0;
+}
+
 int state_commit(struct state *st, struct buf *err)
 {
 	if (!st->in_tx)

@@ -324,6 +324,10 @@ int state_exists(const char *dir);
 /* Groups the calls up to state_commit() into one transaction (not
  * nestable).  After any failure inside, call state_rollback(). */
 int state_begin(struct state *st, struct buf *err);
+/* A transaction that only reads (BEGIN, deferred): many reads under one
+ * lock and one snapshot (perfbot site's); never write in it.
+ * state_commit() or state_rollback() ends it.  0 or -1. */
+int state_begin_read(struct state *st, struct buf *err);
 int state_commit(struct state *st, struct buf *err);
 void state_rollback(struct state *st);
 

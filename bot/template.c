@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "html.h"
 #include "template.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -740,6 +741,8 @@ struct set_entry {
 struct template_set {
 	char **dirs;		/* searched in order; none: only added templates */
 	size_t nr_dirs;
+	const char *suffix;	/* of its files: ".txt", "" (names carry theirs) */
+	int html;		/* TEMPLATE_ESCAPE_HTML: {{x}} goes through html_text() */
 	struct set_entry *entries;
 	size_t nr, alloc;
 };
@@ -759,9 +762,16 @@ struct template_set *template_set_new(const char *dir)
 {
 	struct template_set *set = xcalloc(1, sizeof(*set));
 
+	set->suffix = ".txt";
 	if (dir)
 		template_set_add_dir(set, dir);
 	return set;
+}
+
+void template_set_mode(struct template_set *set, const char *suffix, enum template_escape e)
+{
+	set->suffix = suffix;
+	set->html = e == TEMPLATE_ESCAPE_HTML;
 }
 
 /* Where NAME was looked for, for messages: "DIR/NAME.txt", or "NAME.txt
@@ -772,14 +782,14 @@ static void set_where(const struct template_set *set, struct buf *out, const cha
 	size_t i;
 
 	if (!set->nr_dirs) {
-		buf_addf(out, "%.*s.txt (the set has no folder)", (int)len, name);
+		buf_addf(out, "%.*s%s (the set has no folder)", (int)len, name, set->suffix);
 		return;
 	}
 	if (set->nr_dirs == 1) {
-		buf_addf(out, "%s/%.*s.txt", set->dirs[0], (int)len, name);
+		buf_addf(out, "%s/%.*s%s", set->dirs[0], (int)len, name, set->suffix);
 		return;
 	}
-	buf_addf(out, "%.*s.txt in ", (int)len, name);
+	buf_addf(out, "%.*s%s in ", (int)len, name, set->suffix);
 	for (i = 0; i < set->nr_dirs; i++)
 		buf_addf(out, "%s%s", i == 0 ? "" : i + 1 == set->nr_dirs ? " or " : ", ",
 			 set->dirs[i]);
@@ -843,7 +853,7 @@ static int set_read(struct template_set *set, const char *name, size_t len,
 	*out = NULL;
 	for (i = 0; i < set->nr_dirs && fd < 0; i++) {
 		buf_reset(&path);
-		buf_addf(&path, "%s/%.*s.txt", set->dirs[i], (int)len, name);
+		buf_addf(&path, "%s/%.*s%s", set->dirs[i], (int)len, name, set->suffix);
 		fd = open(path.data, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 && errno != ENOENT) {
 			err_set(err, "%s: cannot open: %s", path.data, strerror(errno));
@@ -1025,6 +1035,8 @@ struct frame {
 struct render {
 	struct template_set *set;
 	int lenient, escape;
+	int html;		/* the set's TEMPLATE_ESCAPE_HTML: html_text() */
+	struct buf escaped;	/* html_text()'s output, before emit() */
 	struct buf *out;
 	size_t out_max;		/* bytes out may grow by (for messages) */
 	struct buf *err;
@@ -1081,6 +1093,13 @@ static int emit_escaped(struct render *r, const struct template *t, const struct
 {
 	size_t i, start = 0;
 
+	if (r->html) {
+		/* into a buffer of its own, so that the output's cap is
+		 * checked once, by emit() (html_text() cannot fail) */
+		buf_reset(&r->escaped);
+		html_text(&r->escaped, s, len);
+		return emit(r, t, n, r->escaped.data, r->escaped.len);
+	}
 	for (i = 0; i < len; i++) {
 		const char *rep;
 
@@ -1417,10 +1436,13 @@ int template_render(struct template_set *set, const struct template *t,
 	r.set = set;
 	r.lenient = opt && opt->lenient;
 	r.escape = opt && opt->html_escape;
+	if (set && set->html)
+		r.escape = r.html = 1;
 	r.out = out;
 	r.err = err;
 	buf_init(&r.indent);
 	buf_init(&r.scratch);
+	buf_init(&r.escaped);
 	r.indent.limit = TEMPLATE_MAX_OUTPUT;
 	if (!old_limit || old_limit - start > TEMPLATE_MAX_OUTPUT)
 		out->limit = start + TEMPLATE_MAX_OUTPUT;
@@ -1433,5 +1455,6 @@ int template_render(struct template_set *set, const struct template *t,
 	free(r.stack);
 	buf_release(&r.indent);
 	buf_release(&r.scratch);
+	buf_release(&r.escaped);
 	return ret;
 }

@@ -55,6 +55,17 @@
 struct template;	/* one parsed template: opaque, immutable once parsed */
 struct template_set;	/* a folder of templates, each loaded and parsed once */
 
+/*
+ * How a set's files are named and escaped (template_set_mode()):
+ * TEMPLATE_ESCAPE_NONE is the mail templates' (nothing escaped, so mails
+ * stay byte-exact); TEMPLATE_ESCAPE_HTML, the site's (perfbot-site(1)),
+ * sends every {{x}} through html_text() (html.h: & < > " ' escaped,
+ * control and bidirectional characters shown as visible escapes), in
+ * strict and lenient renders alike; {{{x}}} and {{&x}} stay raw, for
+ * markup perfbot made itself (a chart).
+ */
+enum template_escape { TEMPLATE_ESCAPE_NONE, TEMPLATE_ESCAPE_HTML };
+
 struct template_options {
 	int lenient;		/* missing names and partials render empty */
 	int html_escape;	/* {{x}} escapes & " < > (not {{{x}}}, {{&x}}) */
@@ -97,6 +108,10 @@ const char *template_name(const struct template *t);
  * is not safe to share between threads (rendering may load into it).
  */
 struct template_set *template_set_new(const char *dir);
+/* Sets the set's file suffix (".txt" by default; "" when the names carry
+ * their own, as "report.html" does) and its escaping.  suffix is kept, not
+ * copied (a string constant).  Call it before the first lookup. */
+void template_set_mode(struct template_set *set, const char *suffix, enum template_escape e);
 /* Adds a folder, searched after those given before it (a template NAME is
  * DIR/NAME.txt of the first folder that has that file). */
 void template_set_add_dir(struct template_set *set, const char *dir);

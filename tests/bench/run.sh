@@ -19,9 +19,11 @@
 #     100,000 commits with 1,000 open reports beside `git log` reading the
 #     same trailers: a first run at least 0.8x git's commits per second,
 #     an incremental run of 100 commits at most 3x git's time, both as
-#     processes) and tests/bench/nntp.sh (ingest --nntp from
-#     public-inbox-nntpd beside a download-only client: at most 1.5x),
-#     each printing its own summary.
+#     processes), tests/bench/nntp.sh (ingest --nntp from
+#     public-inbox-nntpd beside a download-only client: at most 1.5x)
+#     and tests/bench/site.sh (perfbot site over 10,000 reports beside
+#     cp -r of its output: at most 3x; a run after one reply at most 5%
+#     of a full one), each printing its own summary.
 #
 # The reports: ../shared/examples (its make-repo.sh and cases) when ../shared
 # exists next to the repository, else the project's own tests/golden cases
@@ -199,9 +201,9 @@ if [ -z "$hf" ]; then
 	echo "  perfbot render ($name): $(( (t1 - t0) / 200000 )) µs per run"
 fi
 
-# The send, ingest, routing, track and NNTP benchmarks, each with its own summary; BENCH_STRICT=1 passes on to them (exit 2: a
+# The send, ingest, routing, track, NNTP and site benchmarks, each with its own summary; BENCH_STRICT=1 passes on to them (exit 2: a
 # target missed).
-for b in send ingest route track nntp; do
+for b in send ingest route track nntp site; do
 	echo
 	set +e
 	sh "$bench/$b.sh"

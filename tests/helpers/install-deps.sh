@@ -10,8 +10,9 @@
 #          tests/t/route-gm.sh compares perfbot's routing with, and groff
 #          and man(1) for the manual pages (tests/t/man.sh), strace
 #          (a kill -9 at a chosen system call, tests/t/request.sh),
-#          headless chromium with a font (tests/helpers/browser.sh) and
+#          headless chromium with a font (tests/helpers/browser.sh),
 #          locales (localedef's sources: tests/t/chart.sh's de_DE.UTF-8)
+#          and tidy (the site's pages, tests/t/site.sh)
 #   bench  test + the peers `make bench` compares against
 # Runs apt-get only when a package is missing; needs root (or sudo) then.
 set -eu
@@ -20,7 +21,7 @@ what=${1:-test}
 # libraries, and libunistring's for GnuTLS), and libkrb5-dev for the
 # libgssapi_krb5.so that static libgit2 needs.
 build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev zlib1g-dev libsasl2-modules libmbedtls-dev libssh2-1-dev libhttp-parser-dev libpcre2-dev libunistring-dev libkrb5-dev"
-test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox libio-socket-ssl-perl git-email libmailtools-perl mutt swaks openssl procps linux-source-6.1 xz-utils perl groff-base man-db strace chromium fonts-liberation locales"
+test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox libio-socket-ssl-perl git-email libmailtools-perl mutt swaks openssl procps linux-source-6.1 xz-utils perl groff-base man-db strace chromium fonts-liberation locales tidy"
 bench="$test python3-jinja2 hyperfine notmuch lei"
 case $what in
 build) pkgs=$build ;;

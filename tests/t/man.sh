@@ -12,7 +12,7 @@
 #     the table's default, and no key the table lacks;
 #   - perfbot-json(5) has every key the comparison reader accepts
 #     (bot/report.c) and every key parse, status and thread print with
-#     --json (bot/cmd-*.c); perfbot-templates(7) every name of the view
+#     --json (bot/cmd-*.c, bot/status.c); perfbot-templates(7) every name of the view
 #     (bot/view.c) and every block of each shipped template;
 #   - `perfbot help` shows a page through man(1), and falls back to the
 #     command's --help when man(1) is not there.
@@ -227,7 +227,7 @@ for k in $keys; do
 	check "perfbot-json(5) documents the input key $k" grep -qx "$k" "$tmp/json.tags"
 done
 # every key the --json outputs print
-for f in bot/cmd-parse.c bot/cmd-status.c bot/cmd-thread.c; do
+for f in bot/cmd-parse.c bot/cmd-status.c bot/status.c bot/cmd-thread.c; do
 	for k in $(grep -o 'value_object_\(set\|add\)[a-z_]*([a-z]*, "[a-z_]*"' "$f" | sed 's/.*"\([a-z_]*\)"/\1/' | sort -u); do
 		check "perfbot-json(5) documents $(basename "$f" .c)'s key $k" grep -qx "$k" "$tmp/json.tags"
 	done

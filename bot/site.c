@@ -1,0 +1,1676 @@
+/*
+ * site.c: the static web site (site.h, perfbot-site(1)): gather the
+ * state, render every page through templates/site, write the pages that
+ * changed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chart.h"
+#include "cmd.h"
+#include "date.h"
+#include "dir.h"
+#include "fixes.h"
+#include "hash.h"
+#include "html.h"
+#include "json.h"
+#include "maintainers.h"
+#include "percent.h"
+#include "repo.h"
+#include "route.h"
+#include "samples.h"
+#include "site.h"
+#include "thread.h"
+#include "value.h"
+#include "view.h"
+#include "watch.h"
+#include "xalloc.h"
+#include "banned.h"
+
+/* ---- gathering (the state, read only) ------------------------------- */
+
+/* The body of a mail as sent: what follows its header block. */
+static void keep_body(struct site_report *s, const char *mail, size_t len)
+{
+	const char *p = NULL;
+	size_t i;
+
+	for (i = 0; i + 1 < len && !p; i++)
+		if (mail[i] == '\n' && mail[i + 1] == '\n')
+			p = mail + i + 2;
+	if (!p)
+		return;
+	s->body_len = (size_t)(mail + len - p);
+	if (s->body_len > SITE_MAX_BODY)
+		s->body_len = SITE_MAX_BODY;
+	s->body = xmemdup(p, s->body_len);
+}
+
+static void names_add(struct state_names *n, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++)
+		if (strlen(n->v[i]) == len && !memcmp(n->v[i], s, len))
+			return;
+	ALLOC_GROW(n->v, n->nr + 1, n->alloc);
+	n->v[n->nr++] = xstrndup(s, len);
+}
+
+/* addr (ASCII case ignored) is a line of lines. */
+static int has_line(const char *lines, const char *addr)
+{
+	size_t n = strlen(addr);
+
+	while (lines && *lines) {
+		size_t len = strcspn(lines, "\n");
+
+		if (len == n && !strncasecmp(lines, addr, n))
+			return 1;
+		lines += len + (lines[len] == '\n');
+	}
+	return 0;
+}
+
+/* The sections s's head commit touches and their lists it went to. */
+static void gather_route(struct route *route, struct site_report *s, const char *head)
+{
+	struct route_result res;
+	size_t i;
+
+	if (!route || !head || route_commit(route, head, &res, NULL) < 0 || !res.on) {
+		if (route)
+			route_result_release(&res);
+		return;
+	}
+	for (i = 0; i < res.sel.nr_hits; i++)
+		if (!res.sel.hits[i].section->is_rest)
+			names_add(&s->subsystems, res.sel.hits[i].section->name,
+				  strlen(res.sel.hits[i].section->name));
+	for (i = 0; i < res.sel.nr_entries; i++) {
+		const struct maintainers_entry *e = &res.sel.entries[i];
+
+		if (e->kind == MAINTAINERS_LIST &&
+		    (has_line(s->r->to_addrs, e->address) || has_line(s->r->cc_addrs, e->address)))
+			names_add(&s->lists, e->address, strlen(e->address));
+	}
+	route_result_release(&res);
+}
+
+/* The report's own: its thread, job, mail, samples and routing (not for
+ * a report whose page is kept). */
+static int gather_details(struct state *st, struct site_input *in, struct route *route,
+			  struct site_report *s, struct buf *err)
+{
+	const struct state_report *r = s->r;
+	struct state_report full;
+	int e;
+
+	if (state_message_list(st, r->id, &s->msgs, err) < 0)
+		return -1;
+	if ((e = state_job_get(st, r->id, &s->job, err)) < 0)
+		return -1;
+	s->has_job = e;
+	if ((e = state_report_get(st, r->id, &full, err)) < 0)
+		return -1;
+	if (e) {
+		if (full.mail)
+			keep_body(s, full.mail, full.mail_len);
+		state_report_release(&full);
+	}
+	gather_route(route, s, s->t && s->t->head ? s->t->head : s->has_job ? s->job.head : NULL);
+	/* a samples file that cannot be read costs the charts, not the page */
+	if (samples_read(in->cfg->state, r->id, &s->samples, NULL) < 0)
+		s->samples = NULL;
+	return 0;
+}
+
+/* ---- the manifest and the fingerprints ------------------------------ */
+
+static void manifest_read(const char *dir, struct site_manifest *m)
+{
+	struct buf path = BUF_INIT;
+	const char *p;
+
+	memset(m, 0, sizeof(*m));
+	buf_init(&m->text);
+	buf_addf(&path, "%s/%s", dir, SITE_MANIFEST);
+	/* a manifest that cannot be read only costs a full run */
+	if (buf_read_file(&m->text, path.data, 256u << 20, NULL) < 0)
+		buf_reset(&m->text);
+	buf_release(&path);
+	for (p = m->text.data; *p;) {
+		size_t n = strcspn(p, "\n"), h = strspn(p, "0123456789abcdef");
+		const char *q = p + h + 1, *end = p + n;
+		unsigned long long size = 0;
+
+		/* "HASH SIZE PATH[\tFP\tSUBSYSTEMS\tLISTS]": a line not so is
+		 * skipped (its page is then written again) */
+		if (h == 64 && p[h] == ' ' && *q >= '0' && *q <= '9') {
+			while (*q >= '0' && *q <= '9' && size < (1ull << 40))
+				size = size * 10 + (unsigned long long)(*q++ - '0');
+			if (*q == ' ' && q + 1 < end) {
+				struct site_manifest_entry *e;
+				size_t k;
+
+				ALLOC_GROW(m->v, m->nr + 1, m->alloc);
+				e = &m->v[m->nr++];
+				memset(e, 0, sizeof(*e));
+				memcpy(e->hash, p, 64);
+				e->size = size;
+				char **field[4] = { &e->path, &e->fp, &e->subsystems, &e->lists };
+				const char *at = q + 1;
+
+				for (k = 0; k < 4; k++) {
+					const char *t = at < end ? memchr(at, '\t', (size_t)(end - at)) : NULL;
+					const char *stop = t && k < 3 ? t : end;
+
+					*field[k] = xstrndup(at, at < stop ? (size_t)(stop - at) : 0);
+					at = stop < end ? stop + 1 : end;
+				}
+			}
+		}
+		p += n + (p[n] == '\n');
+	}
+}
+
+static void manifest_release(struct site_manifest *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		free(m->v[i].path);
+		free(m->v[i].fp);
+		free(m->v[i].subsystems);
+		free(m->v[i].lists);
+	}
+	free(m->v);
+	buf_release(&m->text);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The entry of path; the pages come in the manifest's order, so the
+ * search starts after the last one found (*hint). */
+static struct site_manifest_entry *manifest_find(const struct site_manifest *m, const char *path,
+						 size_t *hint)
+{
+	size_t k;
+
+	for (k = 0; k < m->nr; k++) {
+		size_t at = (*hint + k) % m->nr;
+
+		if (!strcmp(m->v[at].path, path)) {
+			*hint = at + 1;
+			return &m->v[at];
+		}
+	}
+	return NULL;
+}
+
+/* Every regular file of dir, names sorted, into h's text (for the salt). */
+static void salt_folder(struct buf *h, const char *dir)
+{
+	struct dirent **names = NULL;
+	int n = scandir(dir, &names, NULL, alphasort), i;
+
+	for (i = 0; i < n; i++) {
+		struct buf path = BUF_INIT;
+
+		buf_addf(&path, "%s/%s", dir, names[i]->d_name);
+		buf_addf(h, "\n%s\n", names[i]->d_name);
+		if (names[i]->d_name[0] != '.')
+			buf_read_file(h, path.data, TEMPLATE_MAX_SIZE, NULL);
+		buf_release(&path);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* What every page depends on besides its report: perfbot, the
+ * configuration, the templates, the day (a row's age). */
+static void site_salt(const struct config *cfg, int64_t now, struct buf *out)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	buf_addf(&b, "perfbot %s\n%lld\n", PERFBOT_VERSION,
+		 (long long)((now + cfg->timezone * 60) / 86400));
+	if (cfg->path)
+		buf_read_file(&b, cfg->path, 16u << 20, NULL);
+	for (i = 0; i < cfg->templates.nr; i++) {
+		struct buf d = BUF_INIT;
+
+		buf_addf(&d, "%s/site", cfg->templates.v[i]);
+		salt_folder(&b, d.data);
+		buf_release(&d);
+	}
+	{
+		struct buf d = BUF_INIT;
+
+		buf_addf(&d, "%s/site", cfg->shipped_templates);
+		salt_folder(&b, d.data);
+		buf_release(&d);
+	}
+	/* its hash: each report's fingerprint hashes 64 bytes of it, not
+	 * the templates again */
+	{
+		unsigned char d[HASH_SHA256_RAWSZ];
+
+		if (hash_sha256(b.data, b.len, d, NULL) == 0)
+			hash_hex(out, d, sizeof(d));
+		else
+			buf_add(out, b.data, b.len);
+	}
+	buf_release(&b);
+}
+
+/* s->fp: SHA-256 of the salt, its status object and what the object does
+ * not say of its page (activity, the fix's and possible fixes' dates). */
+static int fingerprint(struct site_report *s, const struct buf *salt, struct buf *err)
+{
+	struct buf b = BUF_INIT, hex = BUF_INIT;
+	unsigned char d[HASH_SHA256_RAWSZ];
+	size_t i;
+	int ret;
+
+	buf_add(&b, salt->data, salt->len);
+	buf_add(&b, s->json, s->json_len);
+	if (s->t) {
+		buf_addf(&b, "\n%lld %d %lld %lld %lld %d", (long long)s->t->last_activity, s->t->has_fix,
+			 (long long)s->t->fix.recorded, (long long)s->t->fix.date,
+			 (long long)s->t->created, (int)s->t->verdict);
+		for (i = 0; i < s->t->nr_possible; i++)
+			buf_addf(&b, " %lld %lld", (long long)s->t->possible[i].date,
+				 (long long)s->t->possible[i].recorded);
+	}
+	ret = hash_sha256(b.data, b.len, d, err);
+	if (!ret) {
+		hash_hex(&hex, d, sizeof(d));
+		memcpy(s->fp, hex.data, 64);
+		s->fp[64] = '\0';
+	}
+	buf_release(&b);
+	buf_release(&hex);
+	return ret;
+}
+
+/* names as report_extra() wrote them, percent-encoded and joined by ','. */
+static void names_split(struct state_names *n, const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	while (s && *s) {
+		size_t len = strcspn(s, ",");
+
+		buf_reset(&b);
+		if (len && percent_decode(s, len, 1, &b) == 0 && b.len == strlen(b.data))
+			names_add(n, b.data, b.len);
+		s += len + (s[len] == ',');
+	}
+	buf_release(&b);
+}
+
+/* status.reports and in->v are in id order: a look-up is a bisection. */
+static const struct state_report *report_by_id(const struct status *st, int64_t id)
+{
+	size_t lo = 0, hi = st->reports.nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->reports.v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->reports.nr && st->reports.v[lo].id == id ? &st->reports.v[lo] : NULL;
+}
+
+static struct site_report *site_of(struct site_input *in, int64_t id)
+{
+	size_t lo = 0, hi = in->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->v[mid].r->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < in->nr && in->v[lo].r->id == id ? &in->v[lo] : NULL;
+}
+
+/* Each report's commands (of its thread) and requests, and when its
+ * state last changed: its newest applied command, or its fix's
+ * recording.  One pass over each list. */
+static void gather_links(struct site_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->status.commands.nr; i++) {
+		const struct state_command *c = &in->status.commands.v[i];
+		const struct state_report *r = report_by_id(&in->status, c->report_id);
+		struct site_report *s = r ? site_of(in, r->thread_id) : NULL;
+
+		if (!s)
+			continue;
+		s->commands = xrealloc(s->commands, (s->nr_commands + 1) * sizeof(*s->commands));
+		s->commands[s->nr_commands++] = i;
+		if (c->applied && c->date > s->changed)
+			s->changed = c->date;
+	}
+	for (i = 0; i < in->status.requests.nr; i++) {
+		struct site_report *s = site_of(in, in->status.requests.v[i].report_id);
+
+		if (!s)
+			continue;
+		s->requests = xrealloc(s->requests, (s->nr_requests + 1) * sizeof(*s->requests));
+		s->requests[s->nr_requests++] = i;
+	}
+	for (i = 0; i < in->nr; i++) {
+		struct site_report *s = &in->v[i];
+
+		if (s->t && s->t->has_fix && s->t->fix.recorded > s->changed)
+			s->changed = s->t->fix.recorded;
+	}
+}
+
+int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
+		struct site_input *in, struct buf *err)
+{
+	struct state *st = NULL;
+	struct repo *repo = NULL;
+	struct route *route = NULL;
+	struct buf cache = BUF_INIT, salt = BUF_INIT, path = BUF_INIT;
+	size_t i, hint = 0;
+	int ret = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->cfg = cfg;
+	in->now = now;
+	manifest_read(dir, &in->manifest);
+	if (status_gather(cfg, now, &in->status, err) < 0)
+		return -1;
+	if (!state_exists(cfg->state) || !in->status.reports.nr)
+		return 0;
+	for (i = 0; i < in->status.reports.nr; i++) {
+		const struct state_report *r = &in->status.reports.v[i];
+		struct site_report *s;
+
+		if (r->kind != STATE_KIND_REPORT || !r->sent || r->mark == STATE_MARK_DROPPED)
+			continue;
+		in->v = xrealloc(in->v, (in->nr + 1) * sizeof(*in->v));
+		s = &in->v[in->nr++];
+		memset(s, 0, sizeof(*s));
+		s->r = r;
+		s->t = status_tracked_of(&in->status, r->id);
+		{
+			struct value *o = status_report_json(&in->status, r);
+			struct buf b = BUF_INIT;
+
+			value_write_json(&b, o, 0);
+			s->json = buf_detach(&b, &s->json_len);
+			value_free(o);
+		}
+	}
+	gather_links(in);
+	site_salt(cfg, now, &salt);
+	for (i = 0; i < in->nr && !ret; i++) {
+		struct site_report *s = &in->v[i];
+		const struct site_manifest_entry *e;
+		struct stat sb;
+
+		if (fingerprint(s, &salt, err) < 0) {
+			ret = -1;
+			break;
+		}
+		buf_reset(&path);
+		buf_addf(&path, "report/%lld.html", (long long)s->r->id);
+		e = manifest_find(&in->manifest, path.data, &hint);
+		if (full || !e || strcmp(e->fp, s->fp))
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/report/%lld.html", dir, (long long)s->r->id);
+		if (stat(path.data, &sb) < 0 || (unsigned long long)sb.st_size != e->size)
+			continue;
+		s->cached = 1;
+		names_split(&s->subsystems, e->subsystems);
+		names_split(&s->lists, e->lists);
+	}
+	for (i = 0; i < in->nr && !ret; i++) {
+		if (in->v[i].cached)
+			continue;
+		/* one read transaction for all of them: one lock, one
+		 * snapshot, not one a query */
+		if (!st && (state_open(cfg->state, &st, err) < 0 || state_begin_read(st, err) < 0)) {
+			ret = -1;
+			break;
+		}
+		/* routing as send did it, with send's cache of MAINTAINERS
+		 * parses */
+		if (!route && cfg->route_file && !repo && repo_open(cfg->repo, &repo, NULL) == 0) {
+			buf_addf(&cache, "%s/cache", cfg->state);
+			route = route_new(cfg, repo, cache.data);
+		}
+		ret = gather_details(st, in, route, &in->v[i], err);
+	}
+	route_free(route);
+	repo_free(repo);
+	buf_release(&cache);
+	buf_release(&salt);
+	buf_release(&path);
+	if (st)
+		state_rollback(st);	/* it read only */
+	state_close(st);
+	return ret;
+}
+
+void site_input_release(struct site_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr; i++) {
+		state_messages_release(&in->v[i].msgs);
+		if (in->v[i].has_job)
+			state_job_release(&in->v[i].job);
+		free(in->v[i].body);
+		state_names_release(&in->v[i].subsystems);
+		state_names_release(&in->v[i].lists);
+		value_free(in->v[i].samples);
+		free(in->v[i].commands);
+		free(in->v[i].requests);
+		free(in->v[i].json);
+	}
+	manifest_release(&in->manifest);
+	free(in->v);
+	status_release(&in->status);
+	memset(in, 0, sizeof(*in));
+}
+
+void site_pages_release(struct site_pages *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		free(p->v[i].path);
+		free(p->v[i].data);
+		free(p->v[i].extra);
+	}
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- names ---------------------------------------------------------- */
+
+void site_file_name(struct buf *out, const char *name)
+{
+	size_t i, n = strlen(name), start = out->len;
+	int ok = n > 0 && n <= 64, dash = 0;
+	uint32_t h = 2166136261u;	/* FNV-1a, 32 bits */
+
+	for (i = 0; i < n && ok; i++) {
+		char c = name[i];
+
+		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		     (i > 0 && (c == '.' || c == '_' || c == '-'));
+	}
+	if (ok) {
+		buf_adds(out, name);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		h ^= (unsigned char)c;
+		h *= 16777619u;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			if (out->len - start >= 40)
+				continue;
+			if (dash && out->len > start)
+				buf_addc(out, '-');
+			buf_addc(out, c);
+			dash = 0;
+		} else {
+			dash = 1;
+		}
+	}
+	buf_addf(out, "%s%08x", out->len > start ? "-" : "h-", (unsigned)h);
+}
+
+/* A tree's family ("linus" of "linus/master"): what its page is for. */
+static void tree_family(struct buf *out, const char *tree)
+{
+	const char *slash = tree ? strchr(tree, '/') : NULL;
+
+	if (!tree || !*tree)
+		buf_adds(out, "unknown");
+	else
+		buf_add(out, tree, slash ? (size_t)(slash - tree) : strlen(tree));
+}
+
+/* ---- views ---------------------------------------------------------- */
+
+struct render_ctx {
+	const struct site_input *in;
+	struct template_set *set;
+	struct site_pages *out;
+	struct buf *err;
+};
+
+static void add_day(struct value *v, const char *key, int64_t t, int zone)
+{
+	struct date_civil c;
+	struct buf b = BUF_INIT;
+
+	if (!t) {
+		value_object_add_bool(v, key, 0);
+		return;
+	}
+	date_to_civil(t, zone, &c);
+	buf_addf(&b, "%04lld-%02d-%02d", (long long)c.year, c.month, c.day);
+	value_object_add(v, key, value_new_string_owned(buf_detach(&b, NULL), 10));
+}
+
+static void add_time(struct value *v, const char *key, int64_t t)
+{
+	struct buf b = BUF_INIT;
+	size_t n;
+	char *s;
+
+	date_format_rfc3339_utc(&b, t);
+	s = buf_detach(&b, &n);
+	value_object_add(v, key, value_new_string_owned(s, n));
+}
+
+static void add_count(struct value *v, const char *key, int64_t n, const char *one,
+		      const char *many)
+{
+	struct buf b = BUF_INIT;
+	size_t len;
+	char *s;
+
+	buf_addf(&b, "%lld %s", (long long)n, n == 1 ? one : many);
+	s = buf_detach(&b, &len);
+	value_object_add(v, key, value_new_string_owned(s, len));
+}
+
+/* site.archiveUrl followed by the Message-ID, percent-encoded, or false. */
+static void add_archive_link(struct value *v, const struct config *cfg, const char *message_id)
+{
+	struct buf b = BUF_INIT;
+	size_t n;
+	char *s;
+
+	/* "." and ".." stay dot-segments however encoded (html.h) */
+	if (!cfg->site_archive_url || !strcmp(message_id, ".") || !strcmp(message_id, "..")) {
+		value_object_add_bool(v, "link", 0);
+		return;
+	}
+	buf_adds(&b, cfg->site_archive_url);
+	html_url_component(&b, message_id, strlen(message_id));
+	s = buf_detach(&b, &n);
+	value_object_add(v, "link", value_new_string_owned(s, n));
+}
+
+/* The view every page has: its way back to the top, the lab's name. */
+static struct value *page_view(const struct site_input *in, const char *root, const char *path)
+{
+	struct value *v = value_new_object();
+	struct buf b = BUF_INIT;
+
+	value_object_add_string(v, "root", root);
+	value_object_add_string(v, "path", path);
+	view_add_lab(v, in->cfg);
+	if (in->cfg->site_url) {
+		buf_addf(&b, "%s%s", in->cfg->site_url, path);
+		value_object_add_string(v, "url", b.data);
+	} else {
+		value_object_add_bool(v, "url", 0);
+	}
+	buf_release(&b);
+	return v;
+}
+
+/* Its tree and head commit: state_report_list() leaves them to
+ * state_tracked_list(). */
+static const char *tree_of(const struct site_report *s)
+{
+	/* not the job's: the lists show a report whose page is kept, and
+	 * its job is not read then */
+	if (s->t && s->t->tree)
+		return s->t->tree;
+	return s->r->tree;
+}
+
+static const char *head_of(const struct site_report *s)
+{
+	if (s->t && s->t->head)
+		return s->t->head;
+	if (s->has_job)
+		return s->job.head;
+	return s->r->head;
+}
+
+static int64_t last_activity(const struct site_report *s)
+{
+	int64_t t = s->t && s->t->last_activity ? s->t->last_activity : s->r->sent;
+
+	return s->changed > t ? s->changed : t;
+}
+
+/* A report's row in a list (index.html, the group pages). */
+static struct value *row_view(const struct site_input *in, const struct site_report *s,
+			      const char *root)
+{
+	struct value *v = value_new_object();
+	struct buf b = BUF_INIT;
+	int64_t age = in->now > s->r->created ? (in->now - s->r->created) / 86400 : 0;
+	size_t nr_requests;
+
+	value_object_add(v, "id", value_new_integer(s->r->id));
+	buf_addf(&b, "%sreport/%lld.html", root, (long long)s->r->id);
+	value_object_add_string(v, "page", b.data);
+	value_object_add_string(v, "subject", s->r->subject);
+	value_object_add_string(v, "tree", tree_of(s) ? tree_of(s) : "");
+	value_object_add_string(v, "state", state_verdict_name(s->r->verdict));
+	value_object_add_bool(v, "open", s->r->verdict == STATE_VERDICT_OPEN);
+	add_count(v, "age", age, "day", "days");
+	add_day(v, "created", s->r->created, in->cfg->timezone);
+	value_object_add(v, "nr_replies", value_new_integer((int64_t)s->r->replies));
+	add_day(v, "last_activity", last_activity(s), in->cfg->timezone);
+	buf_reset(&b);
+	if (s->t && s->t->has_fix)
+		buf_addf(&b, "%.12s", s->t->fix.commit);
+	value_object_add(v, "fix", b.len ? value_new_string(b.data) : value_new_bool(0));
+	value_object_add(v, "nr_possible_fixes",
+			 value_new_integer(s->t ? (int64_t)s->t->nr_possible : 0));
+	value_object_add_bool(v, "has_possible_fixes", s->t && s->t->nr_possible);
+	nr_requests = s->nr_requests;
+	value_object_add(v, "nr_requests", value_new_integer((int64_t)nr_requests));
+	value_object_add_bool(v, "has_requests", nr_requests > 0);
+	buf_release(&b);
+	return v;
+}
+
+static struct value *commit_view(const struct config *cfg, const char *commit,
+				 const char *subject, const char *ref)
+{
+	struct value *v = value_new_object();
+	struct buf b = BUF_INIT;
+
+	value_object_add_string(v, "commit", commit);
+	buf_addf(&b, "%.12s", commit);
+	value_object_add_string(v, "short", b.data);
+	value_object_add_string(v, "subject", subject ? subject : "");
+	value_object_add_string(v, "ref", ref ? ref : "");
+	buf_reset(&b);
+	if (ref && *ref)
+		watch_ref_short(&b, cfg, ref);
+	value_object_add_string(v, "tree", b.data);
+	buf_release(&b);
+	return v;
+}
+
+/* The facts: the commits, and each test's machine and parameters, from
+ * the job kept when the report was made (perfbot-json(5)). */
+static struct value *facts_view(const struct site_report *s)
+{
+	struct value *v = value_new_object(), *tests, *parsed = NULL;
+	size_t i, j;
+
+	value_object_add_string(v, "head", head_of(s) ? head_of(s) : "");
+	value_object_add_string(v, "base", s->has_job ? s->job.base : "");
+	value_object_add_bool(v, "has_base", s->has_job);
+	value_object_add_string(v, "tree", tree_of(s) ? tree_of(s) : "");
+	tests = value_object_add(v, "tests", value_new_array());
+	if (s->has_job && json_parse(s->job.tests, strlen(s->job.tests), "job", &parsed, NULL) == 0 &&
+	    parsed->kind == VALUE_ARRAY) {
+		static const char *const keys[] = { "testcase", "headline", "tbox_group", "machine",
+						     "kconfig", "compiler", "rootfs" };
+
+		for (i = 0; i < parsed->nr; i++) {
+			const struct value *t = parsed->items[i], *params;
+			struct value *o = value_array_push(tests, value_new_object()), *list;
+
+			for (j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
+				const struct value *x = value_object_get(t, keys[j]);
+
+				value_object_add_string(o, keys[j], x && x->kind == VALUE_STRING ?
+							x->str : "");
+			}
+			list = value_object_add(o, "params", value_new_array());
+			params = value_object_get(t, "params");
+			for (j = 0; params && params->kind == VALUE_OBJECT && j < params->nr; j++) {
+				struct value *p = value_array_push(list, value_new_object());
+				struct buf b = BUF_INIT;
+
+				value_object_add_string(p, "key", params->keys[j]);
+				value_format(&b, params->items[j]);
+				value_object_add_string(p, "value", b.data);
+				buf_release(&b);
+			}
+		}
+	}
+	value_free(parsed);
+	return v;
+}
+
+static struct value *thread_view(const struct site_input *in, const struct site_report *s)
+{
+	struct value *list = value_new_array();
+	struct thread_entry *t = NULL;
+	size_t n = 0, i;
+
+	if (thread_order(&s->msgs, s->r->message_id, &t, &n) < 0)
+		return list;
+	for (i = 0; i < n; i++) {
+		const struct state_message *m = t[i].m;
+		struct value *o = value_array_push(list, value_new_object());
+		struct buf b = BUF_INIT;
+
+		value_object_add_string(o, "message_id", m->message_id);
+		value_object_add(o, "depth", value_new_integer(t[i].depth));
+		/* the indent as a class name (depth-0 .. depth-9): a number
+		 * in a style attribute would need a second escaper */
+		buf_addf(&b, "depth-%d", t[i].depth > 9 ? 9 : t[i].depth);
+		value_object_add_string(o, "indent", b.data);
+		buf_release(&b);
+		if (m->date)
+			add_time(o, "date", m->date);
+		else
+			value_object_add_bool(o, "date", 0);
+		value_object_add_string(o, "author", *m->from_name ? m->from_name : m->from_email);
+		value_object_add_string(o, "subject", m->subject ? m->subject : "");
+		value_object_add_bool(o, "unsent", m->unsent);
+		add_archive_link(o, in->cfg, m->message_id);
+	}
+	free(t);
+	return list;
+}
+
+static struct value *commands_view(const struct site_input *in, const struct site_report *s)
+{
+	struct value *list = value_new_array();
+	size_t i;
+
+	for (i = 0; i < s->nr_commands; i++) {
+		const struct state_command *c = &in->status.commands.v[s->commands[i]];
+		struct value *o = value_array_push(list, value_new_object());
+
+		if (c->date)
+			add_time(o, "date", c->date);
+		else
+			value_object_add_bool(o, "date", 0);
+		value_object_add_string(o, "name", c->name);
+		value_object_add_string(o, "args", c->args);
+		value_object_add_string(o, "author", c->author);
+		value_object_add_bool(o, "by_mail", c->message_id != NULL);
+		value_object_add_bool(o, "applied", c->applied);
+		value_object_add_string(o, "why", c->why ? c->why : "");
+	}
+	return list;
+}
+
+static struct value *requests_view(const struct site_input *in, const struct site_report *s)
+{
+	struct value *list = value_new_array();
+	size_t i;
+
+	for (i = 0; i < s->nr_requests; i++) {
+		const struct state_request *q = &in->status.requests.v[s->requests[i]];
+		struct value *o;
+		struct buf b = BUF_INIT;
+
+		o = value_array_push(list, value_new_object());
+		value_object_add(o, "number", value_new_integer(q->id));
+		value_object_add_string(o, "state", state_request_state_name(q->state));
+		if (*q->requester_name)
+			buf_addf(&b, "%s <%s>", q->requester_name, q->requester_email);
+		else
+			buf_adds(&b, q->requester_email);
+		value_object_add_string(o, "requester", b.data);
+		buf_reset(&b);
+		if (q->what == STATE_REQUEST_GIT)
+			buf_addf(&b, "%s %s", q->url ? q->url : "", q->branch ? q->branch : "");
+		else if (q->commit_id)
+			buf_addf(&b, "%.12s", q->commit_id);
+		else
+			buf_adds(&b, *q->args ? q->args : "the patch in the mail");
+		value_object_add_string(o, "what", b.data);
+		add_time(o, "requested", q->requested);
+		value_object_add_string(o, "why", q->why ? q->why : "");
+		value_object_add_bool(o, "has_why", q->why != NULL);
+		buf_release(&b);
+	}
+	return list;
+}
+
+static struct value *fix_view(const struct config *cfg, const struct state_tracked *t)
+{
+	struct value *v;
+	const char *p;
+
+	if (!t || !t->has_fix)
+		return value_new_bool(0);
+	v = commit_view(cfg, t->fix.commit, t->fix.subject, t->fix.ref);
+	value_object_add_string(v, "evidence", fix_kind_name(t->fix.kind));
+	if (t->fix.date)
+		add_time(v, "date", t->fix.date);
+	else
+		value_object_add_bool(v, "date", 0);
+	add_time(v, "recorded", t->fix.recorded);
+	value_object_add_bool(v, "reopened", t->fix.reopened);
+	p = t->fix.landed;
+	{
+		struct value *landed = value_object_add(v, "landed", value_new_array());
+
+		while (p && *p) {
+			size_t n = strcspn(p, "\n");
+
+			if (n)
+				value_array_push(landed, value_new_stringn(p, n));
+			p += n + (p[n] == '\n');
+		}
+	}
+	return v;
+}
+
+/* A number of samples.h's object, or 0 and *ok 0 when it is not one. */
+static double number_of(const struct value *v, int *ok)
+{
+	if (!v || v->kind != VALUE_NUMBER) {
+		*ok = 0;
+		return 0;
+	}
+	return v->number;
+}
+
+/* One side's runs, at most REPORT_MAX_VALUES, into *out (malloc'd). */
+static size_t runs_of(const struct value *a, double **out, int *ok)
+{
+	size_t i, n = a && a->kind == VALUE_ARRAY ? a->nr : 0;
+
+	if (n > REPORT_MAX_VALUES)
+		n = REPORT_MAX_VALUES;
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (i = 0; i < n; i++)
+		(*out)[i] = number_of(a->items[i], ok);
+	return n;
+}
+
+static void side_of(struct chart_series *c, const struct value *side, int *ok)
+{
+	const struct value *sd = value_object_get(side, "stddev_percent");
+
+	c->has_mean = 1;
+	c->mean = number_of(value_object_get(side, "mean"), ok);
+	c->has_stddev = sd && sd->kind == VALUE_NUMBER;
+	c->stddev_percent = c->has_stddev ? sd->number : 0;
+}
+
+/* The charts: one per metric with samples (samples.h), base and head as
+ * their short ids, at most site.maxSamples dots a side.  A metric whose
+ * numbers chart_svg() refuses gets no chart (the file is perfbot's own,
+ * so that is a damaged file, not an input to report). */
+static struct value *charts_view(const struct site_input *in, const struct site_report *s)
+{
+	struct value *list = value_new_array();
+	const struct value *tests = s->samples ? value_object_get(s->samples, "tests") : NULL;
+	struct buf base = BUF_INIT, head = BUF_INIT, svg = BUF_INIT;
+	size_t i, j;
+
+	buf_addf(&base, "%.10s", s->has_job ? s->job.base : "base");
+	buf_addf(&head, "%.10s", head_of(s) ? head_of(s) : "head");
+	for (i = 0; tests && tests->kind == VALUE_ARRAY && i < tests->nr; i++) {
+		const struct value *t = tests->items[i], *ms = value_object_get(t, "metrics");
+		const struct value *tc = value_object_get(t, "testcase");
+
+		for (j = 0; ms && ms->kind == VALUE_ARRAY && j < ms->nr; j++) {
+			const struct value *m = ms->items[j], *name = value_object_get(m, "name");
+			struct chart_series series[2];
+			double *good = NULL, *bad = NULL;
+			struct chart c;
+			int ok = name && name->kind == VALUE_STRING;
+			struct value *o;
+
+			memset(series, 0, sizeof(series));
+			series[0].label = base.data;
+			series[1].label = head.data;
+			side_of(&series[0], value_object_get(m, "base"), &ok);
+			side_of(&series[1], value_object_get(m, "head"), &ok);
+			series[0].nr_values = runs_of(value_object_get(m, "good"), &good, &ok);
+			series[1].nr_values = runs_of(value_object_get(m, "bad"), &bad, &ok);
+			series[0].values = good;
+			series[1].values = bad;
+			c.metric = ok ? name->str : "";
+			c.series = series;
+			c.nr_series = 2;
+			c.max_points = (size_t)in->cfg->site_max_samples;
+			buf_reset(&svg);
+			if (ok && chart_svg(&svg, &c, NULL) == 0) {
+				o = value_array_push(list, value_new_object());
+				value_object_add_string(o, "testcase",
+							tc && tc->kind == VALUE_STRING ? tc->str : "");
+				value_object_add_string(o, "metric", name->str);
+				value_object_add_string(o, "svg", svg.data);
+			}
+			free(good);
+			free(bad);
+		}
+	}
+	buf_release(&base);
+	buf_release(&head);
+	buf_release(&svg);
+	return list;
+}
+
+/* The tags a fix carries: perfbot.reportedBy and perfbot.closesUrl. */
+static void add_tags(struct value *v, const struct config *cfg, const char *message_id)
+{
+	struct buf b = BUF_INIT;
+
+	if (cfg->reported_by && *cfg->reported_by)
+		buf_addf(&b, "Reported-by: %s\n", cfg->reported_by);
+	if (cfg->closes_url && *cfg->closes_url)
+		buf_addf(&b, "Closes: %s%s\n", cfg->closes_url, message_id);
+	if (b.len)
+		buf_truncate(&b, b.len - 1);
+	value_object_add_string(v, "tags", b.data);
+	value_object_add_bool(v, "has_tags", b.len > 0);
+	buf_release(&b);
+}
+
+/* names as a list of name and page (dir, the name's file, ".html"). */
+static void add_names(struct value *v, const char *key, const char *has,
+		      const struct state_names *n, const char *dir)
+{
+	struct value *list = value_object_add(v, key, value_new_array());
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n->nr; i++) {
+		struct value *o = value_array_push(list, value_new_object());
+
+		buf_reset(&b);
+		buf_adds(&b, dir);
+		site_file_name(&b, n->v[i]);
+		buf_adds(&b, ".html");
+		value_object_add_string(o, "name", n->v[i]);
+		value_object_add_string(o, "page", b.data);
+	}
+	value_object_add_bool(v, has, n->nr > 0);
+	buf_release(&b);
+}
+
+static int emit_page(struct render_ctx *c, const char *name, const struct value *view,
+		     const char *path)
+{
+	const struct template *t;
+	struct buf out = BUF_INIT;
+	struct site_page *p;
+
+	if (template_set_get(c->set, name, &t, c->err) < 0 ||
+	    template_render(c->set, t, view, NULL, &out, c->err) < 0) {
+		buf_release(&out);
+		return err_prefix(c->err, "%s: ", path);
+	}
+	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
+	p = &c->out->v[c->out->nr++];
+	memset(p, 0, sizeof(*p));
+	p->path = xstrdup(path);
+	p->data = buf_detach(&out, &p->len);
+	return 0;
+}
+
+/* A report page's manifest fields: "\tFP\tSUBSYSTEMS\tLISTS", each name
+ * percent-encoded (html_url_component()), joined by ','. */
+static char *report_extra(const struct site_report *s)
+{
+	const struct state_names *n[2] = { &s->subsystems, &s->lists };
+	struct buf b = BUF_INIT;
+	size_t i, k;
+
+	buf_addf(&b, "\t%s", s->fp);
+	for (k = 0; k < 2; k++) {
+		buf_addc(&b, '\t');
+		for (i = 0; i < n[k]->nr; i++) {
+			if (i)
+				buf_addc(&b, ',');
+			html_url_component(&b, n[k]->v[i], strlen(n[k]->v[i]));
+		}
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* A report whose page is as the manifest has it: kept, not rendered. */
+static int keep_report(struct render_ctx *c, const struct site_report *s)
+{
+	struct site_page *p;
+	struct buf path = BUF_INIT;
+
+	buf_addf(&path, "report/%lld.html", (long long)s->r->id);
+	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
+	p = &c->out->v[c->out->nr++];
+	memset(p, 0, sizeof(*p));
+	p->path = buf_detach(&path, NULL);
+	p->extra = report_extra(s);
+	return 0;
+}
+
+static int page_report(struct render_ctx *c, const struct site_report *s)
+{
+	const struct site_input *in = c->in;
+	struct buf path = BUF_INIT;
+	struct value *v, *rep, *list;
+	size_t i;
+	int ret;
+
+	buf_addf(&path, "report/%lld.html", (long long)s->r->id);
+	v = page_view(in, "../", path.data);
+	rep = value_object_add(v, "report", row_view(in, s, "../"));
+	value_object_add_string(rep, "message_id", s->r->message_id);
+	add_archive_link(rep, in->cfg, s->r->message_id);
+	add_time(rep, "sent", s->r->sent);
+	value_object_add(v, "facts", facts_view(s));
+	list = value_object_add(v, "charts", charts_view(in, s));
+	value_object_add_bool(v, "has_charts", list->nr > 0);
+	value_object_add_string(v, "mail", s->body ? s->body : "");
+	value_object_add_bool(v, "has_mail", s->body != NULL);
+	list = value_object_add(v, "thread", thread_view(in, s));
+	value_object_add_bool(v, "has_thread", list->nr > 0);
+	list = value_object_add(v, "commands", commands_view(in, s));
+	value_object_add_bool(v, "has_commands", list->nr > 0);
+	value_object_add(v, "fix", fix_view(in->cfg, s->t));
+	list = value_object_add(v, "possible_fixes", value_new_array());
+	for (i = 0; s->t && i < s->t->nr_possible; i++)
+		value_array_push(list, commit_view(in->cfg, s->t->possible[i].commit,
+						   s->t->possible[i].subject, s->t->possible[i].ref));
+	value_object_add_bool(v, "has_possible_fixes", list->nr > 0);
+	list = value_object_add(v, "requests", requests_view(in, s));
+	value_object_add_bool(v, "has_requests", list->nr > 0);
+	add_tags(v, in->cfg, s->r->message_id);
+	add_names(v, "subsystems", "has_subsystems", &s->subsystems, "../subsystem/");
+	add_names(v, "lists", "has_lists", &s->lists, "../list/");
+	ret = emit_page(c, "report.html", v, path.data);
+	if (!ret)
+		c->out->v[c->out->nr - 1].extra = report_extra(s);
+	value_free(v);
+	buf_release(&path);
+	return ret;
+}
+
+/* ---- lists and feeds ------------------------------------------------ */
+
+/* Reports by last activity, newest first (then by number). */
+static const struct site_input *sort_in;
+
+static int by_activity(const void *a, const void *b)
+{
+	const struct site_report *x = &sort_in->v[*(const size_t *)a];
+	const struct site_report *y = &sort_in->v[*(const size_t *)b];
+	int64_t tx = last_activity(x), ty = last_activity(y);
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	return x->r->id > y->r->id ? -1 : x->r->id < y->r->id;
+}
+
+static size_t *sorted_reports(const struct site_input *in)
+{
+	size_t *idx = xcalloc(in->nr + 1, sizeof(*idx)), i;
+
+	for (i = 0; i < in->nr; i++)
+		idx[i] = i;
+	sort_in = in;
+	qsort(idx, in->nr, sizeof(*idx), by_activity);
+	sort_in = NULL;
+	return idx;
+}
+
+/* A list of reports: the open ones (grouped by tree when group), then the
+ * fixed and closed ones.  keep(s, arg) chooses the reports. */
+static void add_lists(struct value *v, const struct site_input *in, const size_t *idx,
+		      const char *root, int group,
+		      int (*keep)(const struct site_report *, const void *), const void *arg)
+{
+	struct value *groups = value_object_add(v, "groups", value_new_array());
+	struct value *closed = value_new_array(), *open = value_new_array();
+	struct buf fam = BUF_INIT, b = BUF_INIT;
+	size_t i, j, nr_open = 0;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct site_report *s = &in->v[idx[i]];
+
+		if (keep && !keep(s, arg))
+			continue;
+		if (s->r->verdict != STATE_VERDICT_OPEN) {
+			value_array_push(closed, row_view(in, s, root));
+			continue;
+		}
+		nr_open++;
+		if (!group) {
+			value_array_push(open, row_view(in, s, root));
+			continue;
+		}
+		/* regzbot's grouping: a section per tree, in order of its
+		 * newest activity */
+		buf_reset(&fam);
+		tree_family(&fam, tree_of(s));
+		for (j = 0; j < groups->nr; j++)
+			if (!strcmp(value_object_get(groups->items[j], "tree")->str, fam.data))
+				break;
+		if (j == groups->nr) {
+			struct value *g = value_array_push(groups, value_new_object());
+
+			value_object_add_string(g, "tree", fam.data);
+			buf_reset(&b);
+			buf_addf(&b, "%stree/", root);
+			site_file_name(&b, fam.data);
+			buf_adds(&b, "/index.html");
+			value_object_add_string(g, "page", b.data);
+			value_object_add(g, "rows", value_new_array());
+		}
+		value_array_push((struct value *)value_object_get(groups->items[j], "rows"),
+				 row_view(in, s, root));
+	}
+	if (!group && open->nr) {
+		struct value *g = value_array_push(groups, value_new_object());
+
+		value_object_add_bool(g, "tree", 0);
+		value_object_add_bool(g, "page", 0);
+		value_object_add(g, "rows", open);
+	} else {
+		value_free(open);
+	}
+	value_object_add_bool(v, "has_open", nr_open > 0);
+	value_object_add(v, "nr_open", value_new_integer((int64_t)nr_open));
+	value_object_add_bool(v, "has_closed", closed->nr > 0);
+	value_object_add(v, "closed", closed);
+	buf_release(&fam);
+	buf_release(&b);
+}
+
+/* A feed's entries: a report's mail, and its state when not open. */
+struct entry {
+	const struct site_report *s;
+	int state;	/* 0: the new report; 1: its state changed */
+	int64_t when;
+};
+
+static int by_when(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->when != y->when)
+		return x->when > y->when ? -1 : 1;
+	if (x->s->r->id != y->s->r->id)
+		return x->s->r->id > y->s->r->id ? -1 : 1;
+	return y->state - x->state;
+}
+
+/* A urn:uuid: made of the SHA-256 of text (RFC 4122's layout, version 8:
+ * stable for one text, unlike a random one). */
+static int add_urn(struct value *v, const char *key, const char *text, struct buf *err)
+{
+	unsigned char d[HASH_SHA256_RAWSZ];
+	struct buf b = BUF_INIT, hex = BUF_INIT;
+
+	if (hash_sha256(text, strlen(text), d, err) < 0)
+		return -1;
+	d[6] = (unsigned char)((d[6] & 0x0f) | 0x80);
+	d[8] = (unsigned char)((d[8] & 0x3f) | 0x80);
+	hash_hex(&hex, d, 16);
+	buf_addf(&b, "urn:uuid:%.8s-%.4s-%.4s-%.4s-%.12s", hex.data, hex.data + 8, hex.data + 12,
+		 hex.data + 16, hex.data + 20);
+	value_object_add_string(v, key, b.data);
+	buf_release(&b);
+	buf_release(&hex);
+	return 0;
+}
+
+static int render_feed(struct render_ctx *c, const char *path, const char *root,
+		       const char *title, int (*keep)(const struct site_report *, const void *),
+		       const void *arg)
+{
+	const struct site_input *in = c->in;
+	struct entry *e = xcalloc(2 * in->nr + 1, sizeof(*e));
+	struct value *v = page_view(in, root, path), *list;
+	struct buf b = BUF_INIT;
+	size_t i, n = 0;
+	int ret = -1;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct site_report *s = &in->v[i];
+
+		if (keep && !keep(s, arg))
+			continue;
+		e[n].s = s;
+		e[n++].when = s->r->sent;
+		if (s->r->verdict != STATE_VERDICT_OPEN) {
+			e[n].s = s;
+			e[n].state = 1;
+			e[n++].when = s->changed ? s->changed : last_activity(s);
+		}
+	}
+	qsort(e, n, sizeof(*e), by_when);
+	if (n > SITE_MAX_FEED)
+		n = SITE_MAX_FEED;
+	value_object_add_string(v, "title", title);
+	/* a relative reference resolves against the feed's own place */
+	if (in->cfg->site_url)
+		buf_addf(&b, "%s%s", in->cfg->site_url, path);
+	else
+		buf_adds(&b, strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	value_object_add_string(v, "self", b.data);
+	buf_reset(&b);
+	buf_addf(&b, "perfbot-site:%s:%s", in->cfg->site_url ? in->cfg->site_url : in->cfg->from,
+		 path);
+	if (add_urn(v, "id", b.data, c->err) < 0)
+		goto out;
+	/* a feed with no entry has never changed: the epoch, not the clock,
+	 * so that a run with nothing new writes nothing */
+	add_time(v, "updated", n ? e[0].when : 0);
+	list = value_object_add(v, "entries", value_new_array());
+	for (i = 0; i < n; i++) {
+		const struct site_report *s = e[i].s;
+		struct value *o = value_array_push(list, value_new_object());
+
+		buf_reset(&b);
+		buf_addf(&b, "perfbot-site:%s:%s", e[i].state ? state_verdict_name(s->r->verdict) : "report",
+			 s->r->message_id);
+		if (add_urn(o, "id", b.data, c->err) < 0)
+			goto out;
+		buf_reset(&b);
+		if (e[i].state)
+			buf_addf(&b, "[%s] ", state_verdict_name(s->r->verdict));
+		buf_adds(&b, s->r->subject);
+		value_object_add_string(o, "title", b.data);
+		add_time(o, "updated", e[i].when);
+		buf_reset(&b);
+		if (in->cfg->site_url)
+			buf_addf(&b, "%sreport/%lld.html", in->cfg->site_url, (long long)s->r->id);
+		else
+			buf_addf(&b, "%sreport/%lld.html", root, (long long)s->r->id);
+		value_object_add_string(o, "link", b.data);
+		value_object_add_string(o, "tree", tree_of(s) ? tree_of(s) : "");
+		value_object_add_string(o, "state", state_verdict_name(s->r->verdict));
+		value_object_add_bool(o, "changed", e[i].state);
+	}
+	ret = emit_page(c, "atom.xml", v, path);
+out:
+	value_free(v);
+	free(e);
+	buf_release(&b);
+	return ret;
+}
+
+struct group_key {
+	const char *name;
+	int subsystems;		/* 1: a subsystem's; 0: a list's */
+};
+
+static int keep_family(const struct site_report *s, const void *arg)
+{
+	struct buf fam = BUF_INIT;
+	int r;
+
+	tree_family(&fam, tree_of(s));
+	r = !strcmp(fam.data, arg);
+	buf_release(&fam);
+	return r;
+}
+
+static int keep_name(const struct site_report *s, const void *arg)
+{
+	const struct state_names *n = ((const struct group_key *)arg)->subsystems ?
+				      &s->subsystems : &s->lists;
+	size_t i;
+
+	for (i = 0; i < n->nr; i++)
+		if (!strcmp(n->v[i], ((const struct group_key *)arg)->name))
+			return 1;
+	return 0;
+}
+
+/* A group's page and its feed: page and feed paths from the top, root the
+ * way back up. */
+static int render_group(struct render_ctx *c, const size_t *idx, const char *kind,
+			const char *name, const char *page, const char *feed, const char *root,
+			int (*keep)(const struct site_report *, const void *), const void *arg)
+{
+	struct buf title = BUF_INIT;
+	struct value *v;
+	int ret;
+
+	buf_addf(&title, "%s %s", kind, name);
+	ret = render_feed(c, feed, root, title.data, keep, arg);
+	if (!ret) {
+		v = page_view(c->in, root, page);
+		value_object_add_string(v, "kind", kind);
+		value_object_add_string(v, "name", name);
+		value_object_add_string(v, "title", title.data);
+		value_object_add_string(v, "feed", strrchr(feed, '/') + 1);
+		add_lists(v, c->in, idx, root, 0, keep, arg);
+		ret = emit_page(c, "group.html", v, page);
+		value_free(v);
+	}
+	buf_release(&title);
+	return ret;
+}
+
+/* The subsystem or list pages: one per name any report has. */
+static int render_named(struct render_ctx *c, const size_t *idx, int subsystems,
+			struct value *index_list)
+{
+	const struct site_input *in = c->in;
+	struct state_names all = { 0 };
+	struct buf page = BUF_INIT, feed = BUF_INIT;
+	const char *dir = subsystems ? "subsystem" : "list";
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < in->nr; i++) {
+		const struct state_names *n = subsystems ? &in->v[i].subsystems : &in->v[i].lists;
+
+		for (j = 0; j < n->nr; j++)
+			names_add(&all, n->v[j], strlen(n->v[j]));
+	}
+	for (i = 0; i < all.nr && !ret; i++) {
+		struct group_key key = { all.v[i], subsystems };
+		struct value *o;
+
+		buf_reset(&page);
+		buf_reset(&feed);
+		buf_addf(&page, "%s/", dir);
+		site_file_name(&page, all.v[i]);
+		buf_addf(&feed, "%s.xml", page.data);
+		buf_adds(&page, ".html");
+		ret = render_group(c, idx, subsystems ? "subsystem" : "list", all.v[i], page.data,
+				   feed.data, "../", keep_name, &key);
+		o = value_array_push(index_list, value_new_object());
+		value_object_add_string(o, "name", all.v[i]);
+		value_object_add_string(o, "page", page.data);
+	}
+	state_names_release(&all);
+	buf_release(&page);
+	buf_release(&feed);
+	return ret;
+}
+
+/* The C1 controls and the bidirectional controls as \\uXXXX, never raw
+ * (they occur in JSON strings only, where the escape means the same). */
+static void json_escape_controls(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const unsigned char *u = (const unsigned char *)s + i;
+		unsigned cp = 0, n = 0;
+		size_t plain = 0;
+
+		/* ASCII goes as it is, in runs */
+		while (i + plain < len && u[plain] < 0x80)
+			plain++;
+		if (plain) {
+			buf_add(out, s + i, plain);
+			i += plain;
+			continue;
+		}
+
+		if (u[0] == 0xc2 && i + 1 < len && u[1] >= 0x80 && u[1] <= 0x9f)
+			cp = u[1], n = 2;
+		else if (u[0] == 0xd8 && i + 1 < len && u[1] == 0x9c)
+			cp = 0x61c, n = 2;
+		else if (u[0] == 0xe2 && i + 2 < len && (u[1] == 0x80 || u[1] == 0x81)) {
+			unsigned c = 0x2000 + ((u[1] & 0x3fu) << 6) + (u[2] & 0x3fu);
+
+			if (c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+			    (c >= 0x2066 && c <= 0x2069))
+				cp = c, n = 3;
+		}
+		if (n) {
+			buf_addf(out, "\\u%04x", cp);
+			i += n;
+		} else {
+			buf_addc(out, s[i++]);
+		}
+	}
+}
+
+static int render_json(struct render_ctx *c)
+{
+	const struct site_input *in = c->in;
+	struct buf out = BUF_INIT, b = BUF_INIT;
+	struct site_page *p;
+	size_t i, n = 0;
+
+	/* {"reports": [...]}, an object a line: each report's object is the
+	 * text its fingerprint was taken of, with "page" added at its end */
+	buf_adds(&b, "{\"reports\": [\n");
+	for (i = 0; i < in->status.reports.nr; i++) {
+		const struct state_report *r = &in->status.reports.v[i];
+		const struct site_report *s = site_of((struct site_input *)in, r->thread_id);
+		struct buf one = BUF_INIT;
+		const char *text;
+		size_t len;
+
+		/* only what the pages show: the published reports and their
+		 * follow-ups */
+		if (!s || (r->kind != STATE_KIND_REPORT && r->kind != STATE_KIND_FOLLOWUP) || !r->sent)
+			continue;
+		if (r->kind == STATE_KIND_REPORT) {
+			text = s->json;
+			len = s->json_len;
+		} else {
+			struct value *o = status_report_json(&in->status, r);
+
+			value_write_json(&one, o, 0);
+			value_free(o);
+			text = one.data;
+			len = one.len;
+		}
+		if (n++)
+			buf_adds(&b, ",\n");
+		buf_add(&b, text, len - 1);	/* its closing brace */
+		buf_addf(&b, ",\"page\":\"report/%lld.html\"}", (long long)r->thread_id);
+		buf_release(&one);
+	}
+	buf_adds(&b, "\n]}\n");
+	json_escape_controls(&out, b.data, b.len);
+	buf_release(&b);
+	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
+	p = &c->out->v[c->out->nr++];
+	memset(p, 0, sizeof(*p));
+	p->path = xstrdup("reports.json");
+	p->data = buf_detach(&out, &p->len);
+	return 0;
+}
+
+int site_render(const struct site_input *in, struct template_set *set, struct site_pages *out,
+		struct buf *err)
+{
+	struct render_ctx c = { in, set, out, err };
+	struct state_names fams = { 0 };
+	struct buf b = BUF_INIT, title = BUF_INIT;
+	size_t *idx = sorted_reports(in), i, j;
+	struct value *v, *subsystems = NULL, *lists = NULL;
+	int ret = 0;
+
+	for (i = 0; i < in->nr && !ret; i++)
+		ret = in->v[i].cached ? keep_report(&c, &in->v[i]) : page_report(&c, &in->v[i]);
+	/* the trees, in order of their first report */
+	for (i = 0; i < in->nr && !ret; i++) {
+		buf_reset(&b);
+		tree_family(&b, tree_of(&in->v[i]));
+		for (j = 0; j < fams.nr; j++)
+			if (!strcmp(fams.v[j], b.data))
+				break;
+		if (j < fams.nr)
+			continue;
+		ALLOC_GROW(fams.v, fams.nr + 1, fams.alloc);
+		fams.v[fams.nr++] = xstrdup(b.data);
+		buf_reset(&b);
+		buf_adds(&b, "tree/");
+		site_file_name(&b, fams.v[j]);
+		buf_reset(&title);
+		buf_addf(&title, "%s/atom.xml", b.data);
+		buf_adds(&b, "/index.html");
+		ret = render_group(&c, idx, "tree", fams.v[j], b.data, title.data, "../../",
+				   keep_family, fams.v[j]);
+	}
+	subsystems = value_new_array();
+	lists = value_new_array();
+	if (!ret)
+		ret = render_named(&c, idx, 1, subsystems);
+	if (!ret)
+		ret = render_named(&c, idx, 0, lists);
+	if (!ret) {
+		v = page_view(in, "", "index.html");
+		value_object_add_bool(v, "has_subsystems", subsystems->nr > 0);
+		value_object_add(v, "subsystems", subsystems);
+		value_object_add_bool(v, "has_lists", lists->nr > 0);
+		value_object_add(v, "lists", lists);
+		subsystems = lists = NULL;
+		value_object_add_string(v, "title", "reports");
+		value_object_add_string(v, "feed", "atom.xml");
+		add_lists(v, in, idx, "", 1, NULL, NULL);
+		ret = emit_page(&c, "index.html", v, "index.html");
+		value_free(v);
+	}
+	if (!ret) {
+		buf_reset(&title);
+		view_add_lab(v = value_new_object(), in->cfg);
+		buf_addf(&title, "%s reports", value_object_get(v, "sender")->str);
+		value_free(v);
+		ret = render_feed(&c, "atom.xml", "", title.data, NULL, NULL);
+	}
+	if (!ret)
+		ret = render_json(&c);
+	value_free(subsystems);
+	value_free(lists);
+	free(idx);
+	state_names_release(&fams);
+	buf_release(&b);
+	buf_release(&title);
+	return ret;
+}
+
+/* ---- writing -------------------------------------------------------- */
+
+static int make_parent(const char *dir, const char *page, struct buf *err)
+{
+	const char *slash = strrchr(page, '/');
+	struct buf b = BUF_INIT;
+	int r;
+
+	buf_addf(&b, "%s/%.*s", dir, slash ? (int)(slash - page) : 0, page);
+	r = dir_make(b.data, 0755, err);
+	buf_release(&b);
+	return r;
+}
+
+/* Removes the ".tmp-BASE" of page (dir_write_file_mode()'s name). */
+static void tmp_remove(const char *dir, const char *page)
+{
+	const char *slash = strrchr(page, '/');
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s/%.*s.tmp-%s", dir, slash ? (int)(slash - page + 1) : 0, page,
+		 slash ? slash + 1 : page);
+	unlink(b.data);
+	buf_release(&b);
+}
+
+int site_write(const char *dir, const struct site_pages *p, const struct site_manifest *old,
+	       int full, struct site_stats *stats, struct buf *err)
+{
+	struct buf manifest = BUF_INIT, path = BUF_INIT, hex = BUF_INIT, parent = BUF_INIT;
+	struct site_manifest_entry *m = old->v;
+	size_t i, hint = 0;
+	int ret = -1, parent_made = 0;
+
+	memset(stats, 0, sizeof(*stats));
+	if (dir_make(dir, 0755, err) < 0)
+		return -1;
+	for (i = 0; i < old->nr; i++)
+		m[i].seen = 0;
+	for (i = 0; i < p->nr; i++) {
+		const struct site_page *pg = &p->v[i];
+		struct site_manifest_entry *e = manifest_find(old, pg->path, &hint);
+		unsigned char d[HASH_SHA256_RAWSZ];
+		struct stat st;
+
+		if (e)
+			e->seen = 1;
+		stats->pages++;
+		if (!pg->data) {
+			/* kept: site_gather() found it as the manifest says */
+			buf_addf(&manifest, "%s %llu %s%s\n", e->hash, e->size, pg->path,
+				 pg->extra ? pg->extra : "");
+			continue;
+		}
+		if (hash_sha256(pg->data, pg->len, d, err) < 0)
+			goto out;
+		buf_reset(&hex);
+		hash_hex(&hex, d, sizeof(d));
+		buf_addf(&manifest, "%s %zu %s%s\n", hex.data, pg->len, pg->path, pg->extra ? pg->extra : "");
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, pg->path);
+		if (!full && e && !strcmp(e->hash, hex.data) && e->size == pg->len &&
+		    stat(path.data, &st) == 0 && (unsigned long long)st.st_size == e->size) {
+			/* the temporary file a killed --full run may have
+			 * left (ENOENT, nothing touched, in every other case) */
+			tmp_remove(dir, pg->path);
+			continue;
+		}
+		/* the folder of the page before is there: most pages share it */
+		{
+			const char *slash = strrchr(pg->path, '/');
+			size_t n = slash ? (size_t)(slash - pg->path) : 0;
+
+			if ((parent.len != n || memcmp(parent.data, pg->path, n) || !parent_made) &&
+			    make_parent(dir, pg->path, err) < 0)
+				goto out;
+			buf_reset(&parent);
+			buf_add(&parent, pg->path, n);
+			parent_made = 1;
+		}
+		if (dir_write_file_mode(path.data, pg->data, pg->len, 0644, 0, err) < 0)
+			goto out;
+		stats->written++;
+	}
+	/* a page no longer made (a tree no report is on any more): only
+	 * files the manifest names, after the lists no longer link to them */
+	for (i = 0; i < old->nr; i++) {
+		if (m[i].seen || strstr(m[i].path, "..") || m[i].path[0] == '/')
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, m[i].path);
+		if (unlink(path.data) < 0 && errno != ENOENT) {
+			err_set(err, "%s: cannot remove: %s", path.data, strerror(errno));
+			goto out;
+		}
+		stats->removed++;
+	}
+	ret = 0;
+	/* the manifest last, and only when it says something new */
+	if (manifest.len != old->text.len || memcmp(manifest.data, old->text.data, manifest.len)) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, SITE_MANIFEST);
+		ret = dir_write_file_mode(path.data, manifest.data, manifest.len, 0644, 0, err);
+	}
+out:
+	buf_release(&manifest);
+	buf_release(&path);
+	buf_release(&hex);
+	buf_release(&parent);
+	return ret;
+}

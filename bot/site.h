@@ -1,0 +1,164 @@
+#ifndef PERFBOT_SITE_H
+#define PERFBOT_SITE_H
+
+/*
+ * The static web site (perfbot-site(1)): what perfbot knows, as pages a
+ * web server or a browser on the files shows.  Three steps:
+ *
+ *   site_gather()  reads the state (I/O): every report as `status` knows
+ *                  it (status.h), each published report's thread, job
+ *                  (its facts), mail as sent, fix and requests;
+ *   site_render()  pure: every page, in the order they must be written
+ *                  (each page before the lists that link to it), through
+ *                  the templates of templates/site (HTML-escaped: the set
+ *                  must be in TEMPLATE_ESCAPE_HTML mode);
+ *   site_write()   writes the pages whose bytes changed into the site's
+ *                  folder (each to a temporary name, then renamed), and
+ *                  then the manifest that says what each holds.
+ *
+ * Published: reports (not follow-ups, notices or digests) that a server
+ * took (state_report.sent); a queued, held or dropped one is on no page.
+ * File names never come from outside text as it is: report/N.html (the
+ * report's number), tree/NAME/index.html, subsystem/NAME.html and
+ * list/NAME.html with NAME made by site_file_name().
+ *
+ * Incremental: SITE_MANIFEST in the site's folder holds one line per page,
+ * "SHA256 SIZE PATH"; a page whose hash and size match the manifest and
+ * whose file has that size is not written again.  The manifest is written
+ * last, so a run killed midway leaves pages that are whole (renamed into
+ * place) and a manifest that the next run corrects.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "config.h"
+#include "state.h"
+#include "status.h"
+#include "template.h"
+#include "value.h"
+
+#define SITE_MANIFEST ".manifest"
+#define SITE_MAX_FEED 200	/* entries in one Atom feed, newest first */
+#define SITE_MAX_BODY (1u << 20)	/* bytes of a mail shown on its page */
+
+/* One published report and what its page shows.  Owned by the input. */
+struct site_report {
+	const struct state_report *r;	/* into status.reports */
+	const struct state_tracked *t;	/* its fix and activity, or NULL */
+	struct state_messages msgs;	/* its thread */
+	struct state_job job;		/* its facts (has_job) */
+	int has_job;
+	char *body;			/* the mail's body as sent, or NULL */
+	size_t body_len;
+	int64_t changed;		/* when its state last changed (its
+					   newest applied command or fix) */
+	struct state_names subsystems;	/* the MAINTAINERS sections its head
+					   commit touches (route.h) */
+	struct state_names lists;	/* their L: lists it went to */
+	struct value *samples;		/* samples.h's object, or NULL */
+	size_t *commands, nr_commands;	/* its thread's, indices into
+					   status.commands */
+	size_t *requests, nr_requests;	/* its, indices into status.requests */
+	char *json;			/* its status --json object, as one
+					   line of JSON */
+	size_t json_len;
+	char fp[2 * 32 + 1];		/* the fingerprint of what its page shows */
+	int cached;			/* fp is the manifest's: its page is not
+					   made again (thread, job, mail, samples
+					   not read; subsystems, lists from the
+					   manifest) */
+};
+
+/* A line of the manifest: "SHA256 SIZE PATH", and for a report's page
+ * "\tFINGERPRINT\tSUBSYSTEMS\tLISTS" (names percent-encoded, joined by ','). */
+struct site_manifest_entry {
+	char *path;
+	char hash[2 * 32 + 1];
+	unsigned long long size;
+	char *fp;		/* "" when none */
+	char *subsystems, *lists;
+	int seen;		/* a page of this run has its path */
+};
+
+struct site_manifest {
+	struct site_manifest_entry *v;
+	size_t nr, alloc;
+	struct buf text;	/* the file as read */
+};
+
+struct site_input {
+	const struct config *cfg;
+	int64_t now;
+	struct site_manifest manifest;	/* the site folder's, as the run began */
+	struct status status;
+	struct site_report *v;		/* oldest first */
+	size_t nr;
+};
+
+/* Fills *in from the state of cfg (read only; no state yet is an empty
+ * site) and the manifest of the site folder dir.  A report whose
+ * fingerprint (a SHA-256 of its status --json object, its activity and
+ * fix dates, the day of now in perfbot.timezone, and a salt of perfbot's
+ * version, the configuration file and every file of the site's template
+ * folders) is the one the manifest has for its page is not gathered
+ * whole nor rendered again, unless full.  The subsystems and lists come from routing each head commit
+ * again as send did (route.h; perfbot.repo, route.maintainersFile): the
+ * state keeps only their people.  A repository that cannot be opened, a
+ * commit it lacks, or routing off leaves them empty, never an error.  0, or -1 with a message; site_input_release() it either way. */
+int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
+		struct site_input *in, struct buf *err);
+void site_input_release(struct site_input *in);
+
+struct site_page {
+	char *path;		/* relative to the site's folder */
+	char *data;		/* NULL: kept as the manifest has it */
+	size_t len;
+	char *extra;		/* a report page's manifest fields ("\tFP\t..."),
+				   or NULL */
+};
+
+struct site_pages {
+	struct site_page *v;
+	size_t nr, alloc;
+};
+
+void site_pages_release(struct site_pages *p);
+
+/*
+ * Renders every page of in into *out (empty), in the order to write them:
+ * report pages, then tree, subsystem and list pages and their feeds, then
+ * index.html, atom.xml and reports.json.  set: templates/site (and a lab's
+ * folders before it) in TEMPLATE_ESCAPE_HTML mode, with its templates
+ * index.html, report.html, group.html, atom.xml.  -1 with the template's
+ * message when one fails.
+ */
+int site_render(const struct site_input *in, struct template_set *set, struct site_pages *out,
+		struct buf *err);
+
+struct site_stats {
+	size_t pages;		/* pages rendered */
+	size_t written;		/* of those, written */
+	size_t removed;		/* files of the last run's that no page is now */
+};
+
+/*
+ * Writes the pages into dir (created, 0755, as needed): those whose bytes
+ * differ from what the manifest recorded (all of them with full), each
+ * with dir_write_file_mode() (0644, renamed into place), then removes the
+ * files the manifest named that are no page any more, then writes the
+ * manifest.  A run where nothing changed writes nothing, not even the
+ * manifest.  0, or -1 with a message naming the file.
+ */
+int site_write(const char *dir, const struct site_pages *p, const struct site_manifest *old,
+	       int full, struct site_stats *stats, struct buf *err);
+
+/* The file name part for a tree, subsystem or list name: the name itself
+ * when it is [A-Za-z0-9][A-Za-z0-9._-]* (at most 64 bytes), else its
+ * letters and digits lowercased, '-' between runs of anything else, at
+ * most 40 bytes, then "-" and 8 hex digits of its FNV-1a hash ("h-" and
+ * the hash alone when nothing is left): never "..", never a '/'. */
+void site_file_name(struct buf *out, const char *name);
+
+#endif
