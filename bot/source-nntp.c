@@ -296,9 +296,13 @@ static int nntp_group_unguarded(struct nntp *n, const char *group, struct nntp_r
 	newsnntp_group_free(info);
 	if (out->last > NNTP_NUMBER_MAX || out->first > NNTP_NUMBER_MAX)
 		return err_set(err, "nntp %s: %s: the server's article numbers pass 2^31", n->where, group);
-	/* RFC 3977 §6.1.1.2: an empty group may say any first > last, or 0 0 0 */
-	if (!out->count || out->last < out->first)
+	/* RFC 3977 §6.1.1.2: an empty group says first > last, or 0 0 0; a
+	 * count of 0 with first <= last is only an estimate (public-inbox-nntpd
+	 * says last - first: 0 for a group of one article), and XOVER tells */
+	if (!out->last || out->last < out->first)
 		out->count = 0;
+	else if (!out->count)
+		out->count = 1;
 	return 0;
 }
 
