@@ -32,6 +32,7 @@
 #include "secret.h"
 #include "smtp.h"
 #include "template.h"
+#include "url.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -292,9 +293,10 @@ static void check_smtp(struct check *c, const struct config *cfg, int talk)
 	if (st != SMTP_OK) {
 		problem(c, st == SMTP_TEMPORARY, "smtp", err.data);
 	} else {
-		say("smtp: %s:%d: %s%s, EHLO %s%s%s", cfg->smtp_server, cfg->smtp_port,
-		    cfg->smtp_encryption == SMTP_NONE ? "plain text (loopback)" : "TLS, certificate verified",
-		    cfg->smtp_encryption == SMTP_STARTTLS ? " (STARTTLS)" : "", smtp_ehlo_name(s),
+		say("smtp: %s:%d: %s, EHLO %s%s%s", cfg->smtp_server, cfg->smtp_port,
+		    url_transport(cfg->smtp_encryption == SMTP_NONE,
+				  cfg->smtp_encryption == SMTP_STARTTLS),
+		    smtp_ehlo_name(s),
 		    cfg->smtp_user ? ", AUTH accepted for " : ", no AUTH (smtp.user unset)",
 		    cfg->smtp_user ? cfg->smtp_user : "");
 		/* the first EHLO line is the server's name, the others what it offers */
@@ -368,9 +370,9 @@ static void check_imap(struct check *c, const struct config *cfg, int talk)
 				buf_addf(&out, "a sliced inbox (public-inbox): %zu slice%s, %s.0 to %s.%zu; ",
 					 n, n == 1 ? "" : "s", url.mailbox, url.mailbox, n - 1);
 			imap_describe(im, &out);
-			say("imap: %s%s, LOGIN accepted; %s",
-			    url.security == IMAP_PLAIN ? "plain text (loopback)" : "TLS, certificate verified",
-			    url.security == IMAP_STARTTLS ? " (STARTTLS)" : "", out.data);
+			say("imap: %s, LOGIN accepted; %s",
+			    url_transport(url.security == IMAP_PLAIN, url.security == IMAP_STARTTLS),
+			    out.data);
 			imap_close(im);
 		}
 	}
@@ -389,6 +391,7 @@ static void check_nntp(struct check *c, const struct config *cfg, const char *ta
 	struct nntp_range range;
 	struct nntp *n;
 	struct buf err = BUF_INIT;
+	const char *transport;
 	size_t i;
 	int r;
 
@@ -407,18 +410,16 @@ static void check_nntp(struct check *c, const struct config *cfg, const char *ta
 		buf_release(&err);
 		return;
 	}
+	transport = url_transport(url.security == NNTP_PLAIN, url.security == NNTP_STARTTLS);
 	r = nntp_open(&url, cfg->ingest_ca_file, cfg->ingest_timeout, &n, &err);
 	if (r == 0) {
 		r = nntp_group(n, url.group, &range, &err);
 		if (r == 0 && range.count)
-			say("nntp: %s: %s%s; group %s: articles %u to %u (about %u)", nntp_where(n),
-			    url.security == NNTP_PLAIN ? "plain text (loopback)" : "TLS, certificate verified",
-			    url.security == NNTP_STARTTLS ? " (STARTTLS)" : "", url.group,
-			    (unsigned)range.first, (unsigned)range.last, (unsigned)range.count);
+			say("nntp: %s: %s; group %s: articles %u to %u (about %u)", nntp_where(n),
+			    transport, url.group, (unsigned)range.first, (unsigned)range.last,
+			    (unsigned)range.count);
 		else if (r == 0)
-			say("nntp: %s: %s%s; group %s: empty", nntp_where(n),
-			    url.security == NNTP_PLAIN ? "plain text (loopback)" : "TLS, certificate verified",
-			    url.security == NNTP_STARTTLS ? " (STARTTLS)" : "", url.group);
+			say("nntp: %s: %s; group %s: empty", nntp_where(n), transport, url.group);
 		nntp_close(n);
 	}
 	if (r < 0)

@@ -63,4 +63,26 @@ void tls_stream_setup(struct mailstream_ssl_context *ctx, void *hostname);
 int tls_verify_stream(mailstream *stream, const char *hostname, const char *ca_file,
 		      struct buf *err);
 
+/*
+ * The connection of the mail readers (source-imap.c, source-nntp.c), made
+ * by perfbot rather than by libetpan's connect functions so that the
+ * greeting is read through the bound too and, with tls (imaps://,
+ * nntps://), the certificate is checked before anything is read:
+ * tcp_connect() (tcp.h: loopback_only, timeout "ingest.timeout"), TLS
+ * from the first byte when tls, then the bound of max bytes (sb) over the
+ * stream.  0 and *out (the caller closes it with mailstream_close()); -1,
+ * TCP_TEMPORARY (the server cannot be reached, or the TLS handshake
+ * failed) or TCP_NOT_LOOPBACK, with a message that the caller prefixes
+ * with the server's name.
+ *
+ * STARTTLS is each protocol's own; after its handshake, tls_stream_secure()
+ * checks the certificate (tls_verify_stream()) and lays the bound over
+ * the TLS layer again: 0, or -1 with a message as tls_stream_connect()'s.
+ */
+int tls_stream_connect(const char *host, int port, int tls, int loopback_only, int timeout,
+		       const char *ca_file, size_t max, struct streambound *sb, mailstream **out,
+		       struct buf *err);
+int tls_stream_secure(mailstream *stream, const char *host, const char *ca_file, size_t max,
+		      struct streambound *sb, struct buf *err);
+
 #endif

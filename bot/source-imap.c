@@ -1,4 +1,3 @@
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "etpanlib.h"
 #include "tcp.h"
 #include "tls.h"
+#include "url.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -58,98 +58,6 @@ bad:
 	return -1;
 }
 
-static int is_loopback(const char *host)
-{
-	struct in_addr a4;
-	struct in6_addr a6;
-
-	if (!strcasecmp(host, "localhost"))
-		return 1;
-	if (inet_pton(AF_INET, host, &a4) == 1)
-		return (ntohl(a4.s_addr) >> 24) == 127;
-	if (inet_pton(AF_INET6, host, &a6) == 1)
-		return IN6_IS_ADDR_LOOPBACK(&a6);
-	return 0;
-}
-
-static int host_ok(const char *host)
-{
-	size_t i, n = strlen(host);
-
-	if (!n || n > TLS_HOST_MAX)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)host[i]) && host[i] != '.' && host[i] != '-')
-			return 0;
-	return host[0] != '-' && host[0] != '.';
-}
-
-static int url_fail(const char *url, const char *why, struct buf *err)
-{
-	struct buf q = BUF_INIT;
-
-	header_quote_input(&q, url);
-	err_set(err, "imap url %s: %s", q.data, why);
-	buf_release(&q);
-	return -1;
-}
-
-/* Splits "[v6]:port" or "host:port" at p..end into u->host and u->port. */
-static int parse_authority_host(const char *p, const char *end, struct imap_url *u,
-				const char **why)
-{
-	const char *colon;
-	struct in6_addr a6;
-
-	if (*p == '[') {
-		const char *close = memchr(p, ']', (size_t)(end - p));
-
-		if (!close) {
-			*why = "an IPv6 address needs its closing ']'";
-			return -1;
-		}
-		u->host = xstrndup(p + 1, (size_t)(close - p - 1));
-		if (inet_pton(AF_INET6, u->host, &a6) != 1) {
-			*why = "not an IPv6 address between [ and ]";
-			return -1;
-		}
-		colon = close + 1 < end ? close + 1 : NULL;
-		if (colon && *colon != ':') {
-			*why = "only :PORT may follow ']'";
-			return -1;
-		}
-	} else {
-		colon = memchr(p, ':', (size_t)(end - p));
-		u->host = xstrndup(p, (size_t)((colon ? colon : end) - p));
-		if (!host_ok(u->host)) {
-			*why = "the host is not a DNS name or IP address";
-			return -1;
-		}
-	}
-	if (colon) {
-		const char *d = colon + 1;
-		long port = 0;
-
-		if (d == end || end - d > 5) {
-			*why = "the port must be a number from 1 to 65535";
-			return -1;
-		}
-		for (; d < end; d++) {
-			if (!isdigit((unsigned char)*d)) {
-				*why = "the port must be a number from 1 to 65535";
-				return -1;
-			}
-			port = port * 10 + (*d - '0');
-		}
-		if (port < 1 || port > 65535) {
-			*why = "the port must be a number from 1 to 65535";
-			return -1;
-		}
-		u->port = (int)port;
-	}
-	return 0;
-}
-
 int imap_url_parse(const char *url, struct imap_url *out, struct buf *err)
 {
 	struct imap_url u = { 0 };
@@ -158,7 +66,7 @@ int imap_url_parse(const char *url, struct imap_url *out, struct buf *err)
 
 	memset(out, 0, sizeof(*out));
 	if (strlen(url) > IMAP_URL_MAX)
-		return url_fail(url, "longer than 1024 bytes", err);
+		return url_fail("imap", url, "longer than 1024 bytes", err);
 	if (!strncmp(url, "imaps://", 8)) {
 		u.security = IMAP_TLS;
 		u.port = 993;
@@ -168,13 +76,13 @@ int imap_url_parse(const char *url, struct imap_url *out, struct buf *err)
 		u.port = 143;
 		p = url + 7;
 	} else {
-		return url_fail(url, "must begin with imaps:// or imap://", err);
+		return url_fail("imap", url, "must begin with imaps:// or imap://", err);
 	}
 	end = p + strlen(p);
 	query = strchr(p, '?');
 	if (query) {
 		if (u.security != IMAP_PLAIN || strcmp(query, "?starttls"))
-			return url_fail(url, "the only query allowed is ?starttls, after imap://", err);
+			return url_fail("imap", url, "the only query allowed is ?starttls, after imap://", err);
 		u.security = IMAP_STARTTLS;
 		end = query;
 	}
@@ -186,14 +94,14 @@ int imap_url_parse(const char *url, struct imap_url *out, struct buf *err)
 		if (p[i] == '@')
 			at = p + i;
 	if (!at || at == p)
-		return url_fail(url, "name the user to log in as: imaps://USER@HOST/MAILBOX", err);
+		return url_fail("imap", url, "name the user to log in as: imaps://USER@HOST/MAILBOX", err);
 	if (memchr(p, ':', (size_t)(at - p)))
-		return url_fail(url, "no password in the URL: put it in a file only perfbot can read", err);
+		return url_fail("imap", url, "no password in the URL: put it in a file only perfbot can read", err);
 	if (url_decode(p, (size_t)(at - p), IMAP_USER_MAX, &u.user) < 0) {
 		why = "the user name has a bad %-escape, a control character or is too long";
 		goto fail;
 	}
-	if (parse_authority_host(at + 1, slash, &u, &why) < 0)
+	if (url_host_parse(at + 1, slash, &u.host, &u.port, &why) < 0)
 		goto fail;
 	if (slash + 1 < end) {
 		if (url_decode(slash + 1, (size_t)(end - slash - 1), IMAP_MAILBOX_MAX, &u.mailbox) < 0) {
@@ -210,7 +118,7 @@ int imap_url_parse(const char *url, struct imap_url *out, struct buf *err)
 	} else {
 		u.mailbox = xstrdup("INBOX");
 	}
-	if (u.security == IMAP_PLAIN && !is_loopback(u.host)) {
+	if (u.security == IMAP_PLAIN && !url_host_is_loopback(u.host)) {
 		why = "plain imap:// only to 127.0.0.1, ::1 or localhost; "
 		      "use imaps:// or imap://...?starttls";
 		goto fail;
@@ -219,7 +127,7 @@ int imap_url_parse(const char *url, struct imap_url *out, struct buf *err)
 	return 0;
 fail:
 	imap_url_release(&u);
-	return url_fail(url, why, err);
+	return url_fail("imap", url, why, err);
 }
 
 /* Sessions */
@@ -290,27 +198,6 @@ static int has_control(const char *s)
 	return 0;
 }
 
-/* Checks the certificate before anything is said over TLS. */
-static int verify(struct imap *im, mailstream *stream, const struct imap_url *url,
-		  const char *ca_file, struct buf *err)
-{
-	if (tls_verify_stream(stream, url->host, ca_file, err) == 0)
-		return 0;
-	im->gone = 1;
-	err_prefix(err, "imap %s: ", im->where);
-	return -1;
-}
-
-/* Lays the bound (streambound.h) over stream; after STARTTLS, libetpan
- * has put TLS in the place of the first one. */
-static int bound(struct imap *im, mailstream *stream, struct buf *err)
-{
-	if (streambound_wrap(stream, IMAP_RESPONSE_BYTES_MAX, &im->bound) == 0)
-		return 0;
-	im->gone = 1;
-	return err_set(err, "imap %s: out of memory", im->where);
-}
-
 /*
  * Connects and reads the greeting.  perfbot opens the connection itself,
  * rather than through libetpan's connect functions, so that the greeting
@@ -321,35 +208,14 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 			   int timeout, struct buf *err)
 {
 	mailstream *stream;
-	int fd, r;
+	int r;
 
-	r = tcp_connect(url->host, url->port, timeout, 0, "ingest.timeout", &fd, err);
+	r = tls_stream_connect(url->host, url->port, url->security == IMAP_TLS, 0, timeout, ca_file,
+			       IMAP_RESPONSE_BYTES_MAX, &im->bound, &stream, err);
 	if (r < 0) {
 		im->gone = 1;
-		err_prefix(err, "imap %s: connect: ", im->where);
+		err_prefix(err, "imap %s: ", im->where);
 		return r == TCP_TEMPORARY ? IMAP_TEMPORARY : -1;
-	}
-	if (url->security == IMAP_TLS) {
-		stream = mailstream_ssl_open_with_callback_timeout(fd, timeout, tls_stream_setup,
-								   url->host);
-		if (!stream) {
-			close(fd);
-			im->gone = 1;
-			err_set(err, "imap %s: connect: the TLS handshake failed", im->where);
-			return IMAP_TEMPORARY;
-		}
-		if (verify(im, stream, url, ca_file, err) < 0) {
-			mailstream_close(stream);
-			return -1;
-		}
-	} else if (!(stream = mailstream_socket_open_timeout(fd, timeout))) {
-		close(fd);
-		im->gone = 1;
-		return err_set(err, "imap %s: out of memory", im->where);
-	}
-	if (bound(im, stream, err) < 0) {
-		mailstream_close(stream);
-		return -1;
 	}
 	/* on failure libetpan closes the stream */
 	r = mailimap_connect(im->session, stream);
@@ -370,9 +236,11 @@ static int connect_session(struct imap *im, const struct imap_url *url, const ch
 		im->gone = 1;
 		return r;
 	}
-	if (verify(im, im->session->imap_stream, url, ca_file, err) < 0 ||
-	    bound(im, im->session->imap_stream, err) < 0)
-		return -1;
+	if (tls_stream_secure(im->session->imap_stream, url->host, ca_file, IMAP_RESPONSE_BYTES_MAX,
+			      &im->bound, err) < 0) {
+		im->gone = 1;
+		return err_prefix(err, "imap %s: ", im->where);
+	}
 	return MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
 }
 
@@ -488,7 +356,7 @@ static int imap_open_unguarded(const struct imap_url *url, const char *password,
 		return err_set(err, "imap %s: the password is missing, too long or has control characters",
 			       url->host);
 	im = xcalloc(1, sizeof(*im));
-	buf_addf(&server, strchr(url->host, ':') ? "[%s]:%d" : "%s:%d", url->host, url->port);
+	url_add_host_port(&server, url->host, url->port);
 	im->server = buf_detach(&server, NULL);
 	im->mailbox = xstrdup(url->mailbox);
 	set_where(im, url->mailbox);

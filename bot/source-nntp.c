@@ -1,4 +1,3 @@
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "etpanlib.h"
 #include "tcp.h"
 #include "tls.h"
+#include "url.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -35,32 +35,6 @@ void nntp_url_release(struct nntp_url *u)
 	memset(u, 0, sizeof(*u));
 }
 
-static int is_loopback(const char *host)
-{
-	struct in_addr a4;
-	struct in6_addr a6;
-
-	if (!strcasecmp(host, "localhost"))
-		return 1;
-	if (inet_pton(AF_INET, host, &a4) == 1)
-		return (ntohl(a4.s_addr) >> 24) == 127;
-	if (inet_pton(AF_INET6, host, &a6) == 1)
-		return IN6_IS_ADDR_LOOPBACK(&a6);
-	return 0;
-}
-
-static int host_ok(const char *host)
-{
-	size_t i, n = strlen(host);
-
-	if (!n || n > TLS_HOST_MAX)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)host[i]) && host[i] != '.' && host[i] != '-')
-			return 0;
-	return host[0] != '-' && host[0] != '.';
-}
-
 static int group_ok(const char *g, size_t n)
 {
 	size_t i;
@@ -73,78 +47,15 @@ static int group_ok(const char *g, size_t n)
 	return 1;
 }
 
-static int url_fail(const char *url, const char *why, struct buf *err)
-{
-	struct buf q = BUF_INIT;
-
-	header_quote_input(&q, url);
-	err_set(err, "nntp url %s: %s", q.data, why);
-	buf_release(&q);
-	return -1;
-}
-
-/* Splits "[v6]:port" or "host:port" at p..end into u->host and u->port. */
-static int parse_host(const char *p, const char *end, struct nntp_url *u, const char **why)
-{
-	const char *colon;
-	struct in6_addr a6;
-
-	if (p < end && *p == '[') {
-		const char *close = memchr(p, ']', (size_t)(end - p));
-
-		if (!close) {
-			*why = "an IPv6 address needs its closing ']'";
-			return -1;
-		}
-		u->host = xstrndup(p + 1, (size_t)(close - p - 1));
-		if (inet_pton(AF_INET6, u->host, &a6) != 1) {
-			*why = "not an IPv6 address between [ and ]";
-			return -1;
-		}
-		colon = close + 1 < end ? close + 1 : NULL;
-		if (colon && *colon != ':') {
-			*why = "only :PORT may follow ']'";
-			return -1;
-		}
-	} else {
-		colon = memchr(p, ':', (size_t)(end - p));
-		u->host = xstrndup(p, (size_t)((colon ? colon : end) - p));
-		if (!host_ok(u->host)) {
-			*why = "the host is not a DNS name or IP address";
-			return -1;
-		}
-	}
-	if (colon) {
-		const char *d = colon + 1;
-		long port = 0;
-
-		if (d == end || end - d > 5)
-			goto bad_port;
-		for (; d < end; d++) {
-			if (!isdigit((unsigned char)*d))
-				goto bad_port;
-			port = port * 10 + (*d - '0');
-		}
-		if (port < 1 || port > 65535)
-			goto bad_port;
-		u->port = (int)port;
-	}
-	return 0;
-bad_port:
-	*why = "the port must be a number from 1 to 65535";
-	return -1;
-}
-
 int nntp_url_parse(const char *url, struct nntp_url *out, struct buf *err)
 {
 	struct nntp_url u = { 0 };
 	const char *p, *slash, *query, *end, *why = NULL;
 	struct buf b = BUF_INIT;
-	const char *hostfmt;
 
 	memset(out, 0, sizeof(*out));
 	if (strlen(url) > NNTP_URL_MAX)
-		return url_fail(url, "longer than 1024 bytes", err);
+		return url_fail("nntp", url, "longer than 1024 bytes", err);
 	if (!strncmp(url, "nntps://", 8)) {
 		u.security = NNTP_TLS;
 		u.port = 563;
@@ -154,48 +65,47 @@ int nntp_url_parse(const char *url, struct nntp_url *out, struct buf *err)
 		u.port = 119;
 		p = url + 7;
 	} else {
-		return url_fail(url, "must begin with nntps:// or nntp://", err);
+		return url_fail("nntp", url, "must begin with nntps:// or nntp://", err);
 	}
 	end = p + strlen(p);
 	query = strchr(p, '?');
 	if (query) {
 		if (u.security != NNTP_PLAIN || strcmp(query, "?starttls"))
-			return url_fail(url, "the only query allowed is ?starttls, after nntp://", err);
+			return url_fail("nntp", url, "the only query allowed is ?starttls, after nntp://", err);
 		u.security = NNTP_STARTTLS;
 		end = query;
 	}
 	slash = memchr(p, '/', (size_t)(end - p));
 	if (!slash || slash + 1 >= end)
-		return url_fail(url, "name the group: nntps://HOST/GROUP", err);
+		return url_fail("nntp", url, "name the group: nntps://HOST/GROUP", err);
 	if (memchr(p, '@', (size_t)(slash - p)))
-		return url_fail(url, "no user in the URL: perfbot reads public groups without a login", err);
-	if (parse_host(p, slash, &u, &why) < 0)
+		return url_fail("nntp", url, "no user in the URL: perfbot reads public groups without a login", err);
+	if (url_host_parse(p, slash, &u.host, &u.port, &why) < 0)
 		goto fail;
 	if (!group_ok(slash + 1, (size_t)(end - slash - 1))) {
 		why = "the group must be letters, digits and . + - _ (at most 256 bytes)";
 		goto fail;
 	}
 	u.group = xstrndup(slash + 1, (size_t)(end - slash - 1));
-	if (u.security == NNTP_PLAIN && !is_loopback(u.host)) {
+	if (u.security == NNTP_PLAIN && !url_host_is_loopback(u.host)) {
 		why = "plain nntp:// only to 127.0.0.1, ::1 or localhost; "
 		      "use nntps:// or nntp://...?starttls";
 		goto fail;
 	}
-	hostfmt = strchr(u.host, ':') ? "[%s]:%d" : "%s:%d";
 	buf_adds(&b, u.security == NNTP_TLS ? "nntps://" : "nntp://");
-	buf_addf(&b, hostfmt, u.host, u.port);
+	url_add_host_port(&b, u.host, u.port);
 	if (u.security == NNTP_STARTTLS)
 		buf_adds(&b, "?starttls");
 	u.server = buf_detach(&b, NULL);
 	buf_adds(&b, "nntp://");
-	buf_addf(&b, hostfmt, u.host, u.port);
+	url_add_host_port(&b, u.host, u.port);
 	buf_addf(&b, "/%s", u.group);
 	u.key = buf_detach(&b, NULL);
 	*out = u;
 	return 0;
 fail:
 	nntp_url_release(&u);
-	return url_fail(url, why, err);
+	return url_fail("nntp", url, why, err);
 }
 
 /* Sessions */
@@ -238,24 +148,6 @@ static int lost(struct nntp *n, struct buf *err)
 	return NNTP_TEMPORARY;
 }
 
-static int bound(struct nntp *n, mailstream *stream, struct buf *err)
-{
-	if (streambound_wrap(stream, NNTP_RESPONSE_BYTES_MAX, &n->bound) == 0)
-		return 0;
-	n->gone = 1;
-	return err_set(err, "nntp %s: out of memory", n->where);
-}
-
-static int verify(struct nntp *n, mailstream *stream, const struct nntp_url *url,
-		  const char *ca_file, struct buf *err)
-{
-	if (tls_verify_stream(stream, url->host, ca_file, err) == 0)
-		return 0;
-	n->gone = 1;
-	err_prefix(err, "nntp %s: ", n->where);
-	return -1;
-}
-
 /* RFC 4642: STARTTLS, a 382 answer, then the handshake on the same
  * socket (libetpan has no NNTP STARTTLS of its own). */
 static int starttls(struct nntp *n, const struct nntp_url *url, const char *ca_file, int timeout,
@@ -295,9 +187,11 @@ static int starttls(struct nntp *n, const struct nntp_url *url, const char *ca_f
 	}
 	mailstream_low_free(low);
 	mailstream_set_low(s, tls);
-	if (verify(n, s, url, ca_file, err) < 0)
-		return -1;
-	return bound(n, s, err);
+	if (tls_stream_secure(s, url->host, ca_file, NNTP_RESPONSE_BYTES_MAX, &n->bound, err) < 0) {
+		n->gone = 1;
+		return err_prefix(err, "nntp %s: ", n->where);
+	}
+	return 0;
 }
 
 /* Connects and reads the greeting, through the bound; for nntps:// the
@@ -306,36 +200,15 @@ static int connect_session(struct nntp *n, const struct nntp_url *url, const cha
 			   int timeout, struct buf *err)
 {
 	mailstream *stream;
-	int fd, r;
+	int r;
 
-	r = tcp_connect(url->host, url->port, timeout, url->security == NNTP_PLAIN,
-			"ingest.timeout", &fd, err);
+	r = tls_stream_connect(url->host, url->port, url->security == NNTP_TLS,
+			       url->security == NNTP_PLAIN, timeout, ca_file, NNTP_RESPONSE_BYTES_MAX,
+			       &n->bound, &stream, err);
 	if (r < 0) {
 		n->gone = 1;
-		err_prefix(err, "nntp %s: connect: ", n->where);
+		err_prefix(err, "nntp %s: ", n->where);
 		return r == TCP_TEMPORARY ? NNTP_TEMPORARY : -1;
-	}
-	if (url->security == NNTP_TLS) {
-		stream = mailstream_ssl_open_with_callback_timeout(fd, timeout, tls_stream_setup,
-								   url->host);
-		if (!stream) {
-			close(fd);
-			n->gone = 1;
-			err_set(err, "nntp %s: connect: the TLS handshake failed", n->where);
-			return NNTP_TEMPORARY;
-		}
-		if (verify(n, stream, url, ca_file, err) < 0) {
-			mailstream_close(stream);
-			return -1;
-		}
-	} else if (!(stream = mailstream_socket_open_timeout(fd, timeout))) {
-		close(fd);
-		n->gone = 1;
-		return err_set(err, "nntp %s: out of memory", n->where);
-	}
-	if (bound(n, stream, err) < 0) {
-		mailstream_close(stream);
-		return -1;
 	}
 	r = newsnntp_connect(n->session, stream);
 	if (r != NEWSNNTP_NO_ERROR) {
@@ -361,7 +234,7 @@ static int nntp_open_unguarded(const struct nntp_url *url, const char *ca_file, 
 	int r;
 
 	*out = NULL;
-	buf_addf(&where, strchr(url->host, ':') ? "[%s]:%d" : "%s:%d", url->host, url->port);
+	url_add_host_port(&where, url->host, url->port);
 	n->where = buf_detach(&where, NULL);
 	n->session = newsnntp_new(0, NULL);
 	if (!n->session) {
@@ -423,9 +296,13 @@ static int nntp_group_unguarded(struct nntp *n, const char *group, struct nntp_r
 	newsnntp_group_free(info);
 	if (out->last > NNTP_NUMBER_MAX || out->first > NNTP_NUMBER_MAX)
 		return err_set(err, "nntp %s: %s: the server's article numbers pass 2^31", n->where, group);
-	/* RFC 3977 §6.1.1.2: an empty group may say any first > last, or 0 0 0 */
-	if (!out->count || out->last < out->first)
+	/* RFC 3977 §6.1.1.2: an empty group says first > last, or 0 0 0; a
+	 * count of 0 with first <= last is only an estimate (public-inbox-nntpd
+	 * says last - first: 0 for a group of one article), and XOVER tells */
+	if (!out->last || out->last < out->first)
 		out->count = 0;
+	else if (!out->count)
+		out->count = 1;
 	return 0;
 }
 

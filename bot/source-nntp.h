@@ -98,7 +98,9 @@ const char *nntp_where(const struct nntp *n);
 /* A group's range as GROUP answers it. */
 struct nntp_range {
 	uint32_t first, last;	/* the low and high marks */
-	uint32_t count;		/* estimated articles (0: the group is empty) */
+	uint32_t count;		/* estimated articles (0: the group is empty; at
+				 * least 1 when first <= last, whatever the
+				 * server estimated) */
 };
 
 /* GROUP group (checked as nntp_url_parse() checks it); the answers to

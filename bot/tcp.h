@@ -2,9 +2,9 @@
 #define PERFBOT_TCP_H
 
 /*
- * Opening a TCP connection for the mail protocols (smtp.c, source-imap.c), so
- * that what the server sends first already goes through perfbot's own
- * stream layers (etpanlib.h): the server's name is resolved, each
+ * Opening a TCP connection for the mail protocols (smtp.c, and
+ * tls_stream_connect() for source-imap.c and source-nntp.c), so that what
+ * the server sends first already goes through perfbot's own stream layers (etpanlib.h): the server's name is resolved, each
  * address is tried in turn, each connect bounded by the timeout, and the
  * socket gets TCP_NODELAY and the kernel's read and write timeouts.
  */

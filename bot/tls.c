@@ -2,11 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include "buf.h"
 #include "etpanlib.h"
+#include "tcp.h"
 #include "tls.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -210,4 +212,52 @@ int tls_verify_stream(mailstream *stream, const char *hostname,
 	free(len);
 	mailstream_certificate_chain_free(chain);
 	return ret;
+}
+
+int tls_stream_connect(const char *host, int port, int tls, int loopback_only, int timeout,
+		       const char *ca_file, size_t max, struct streambound *sb, mailstream **out,
+		       struct buf *err)
+{
+	mailstream *stream;
+	int fd, r;
+
+	*out = NULL;
+	r = tcp_connect(host, port, timeout, loopback_only, "ingest.timeout", &fd, err);
+	if (r < 0) {
+		err_prefix(err, "connect: ");
+		return r;
+	}
+	if (tls) {
+		/* host outlives the handshake: it is the caller's */
+		stream = mailstream_ssl_open_with_callback_timeout(fd, timeout, tls_stream_setup,
+								   (void *)host);
+		if (!stream) {
+			close(fd);
+			err_set(err, "connect: the TLS handshake failed");
+			return TCP_TEMPORARY;
+		}
+		if (tls_verify_stream(stream, host, ca_file, err) < 0) {
+			mailstream_close(stream);
+			return -1;
+		}
+	} else if (!(stream = mailstream_socket_open_timeout(fd, timeout))) {
+		close(fd);
+		return err_set(err, "out of memory");
+	}
+	if (streambound_wrap(stream, max, sb) < 0) {
+		mailstream_close(stream);
+		return err_set(err, "out of memory");
+	}
+	*out = stream;
+	return 0;
+}
+
+int tls_stream_secure(mailstream *stream, const char *host, const char *ca_file, size_t max,
+		      struct streambound *sb, struct buf *err)
+{
+	if (tls_verify_stream(stream, host, ca_file, err) < 0)
+		return -1;
+	if (streambound_wrap(stream, max, sb) < 0)
+		return err_set(err, "out of memory");
+	return 0;
 }

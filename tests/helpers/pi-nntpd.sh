@@ -10,6 +10,10 @@
 #       on 127.0.0.1:N, both with CERTDIR/server.pem.
 #   pi-nntpd.sh index DIR INBOX   index INBOX again (after new mail); the
 #       running server sees the new articles at the next GROUP.
+#   pi-nntpd.sh purge DIR INBOX MAIL...   erase each MAIL (a file of one
+#       message) from INBOX, history included (public-inbox-purge): its
+#       article number is gone, so purging the first articles raises the
+#       group's low mark (a list whose old articles expired).  After start.
 #   pi-nntpd.sh stop DIR          stop the server by its pid file.
 #
 # Exit 77 with "skip: ..." when public-inbox is not installed; 1 with the
@@ -17,7 +21,7 @@
 set -u
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pi-nntpd.sh start|index|stop DIR ..." >&2; exit 64; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pi-nntpd.sh start|index|purge|stop DIR ..." >&2; exit 64; }
 pi_env() {
 	env HOME="$dir/home" PI_CONFIG="$dir/pi-config" XDG_CONFIG_HOME="$dir/home/.config" \
 		XDG_DATA_HOME="$dir/home/.local" XDG_CACHE_HOME="$dir/home/.cache" \
@@ -55,12 +59,19 @@ start)
 index)
 	pi_env public-inbox-index -L basic "$3" >"$dir/index.log" 2>&1 || { cat "$dir/index.log"; exit 1; }
 	;;
+purge)
+	inbox=$3
+	shift 3
+	for m in "$@"; do
+		pi_env public-inbox-purge "$inbox" <"$m" >"$dir/purge.log" 2>&1 || { cat "$dir/purge.log"; exit 1; }
+	done
+	;;
 stop)
 	[ -s "$dir/pid" ] && kill "$(cat "$dir/pid")" 2>/dev/null
 	rm -f "$dir/pid"
 	;;
 *)
-	echo "usage: pi-nntpd.sh start|index|stop DIR ..." >&2
+	echo "usage: pi-nntpd.sh start|index|purge|stop DIR ..." >&2
 	exit 64
 	;;
 esac

@@ -11,8 +11,9 @@
 # taken next run; --since finds the first article of the day; the default
 # first read (the oldest open report's day; with none, today); dropped and timed-out connections
 # exit 75 with what was taken filed, and the next run completes; kill -9
-# mid-run then a run: each mail once; a server that numbers again is said
-# and read from the day, nothing twice; `ingest` with no source reads every
+# mid-run then a run: each mail once; a server that numbers again (its
+# high mark below the cursor; its low mark above it, the first articles
+# purged) is said and read from the day, nothing twice; `ingest` with no source reads every
 # configured group over one connection per server, and one failing group
 # does not stop the others (the worst exit code); nntps:// and ?starttls
 # verified against a test CA, a refused certificate; URLs refused;
@@ -275,5 +276,48 @@ check_eq "check --nntp, no such group: exit 78" 78 "$?"
 fport=$(free_port)
 "$perfbot" --config "$tmp/c11" check --nntp "nntp://127.0.0.1:$fport/inbox.two" >"$tmp/13c.log" 2>&1
 check_eq "check --nntp, no server: exit 75" 75 "$?"
+
+# 14. the group rebuilt with its first articles expired: its low mark above
+#     the cursor.  A state reads inbox.two (5 articles, 2026-03-21); then the
+#     server serves under that name another inbox: 8 mails of 2026-03-20,
+#     the same 5, 2 new of 2026-03-22, whose first 7 are purged
+#     (public-inbox-purge: their numbers are gone, the low mark is 8).  Said,
+#     read again from the --since day: the 5 known left out, the 2 new kept,
+#     nothing of 2026-03-20 taken.
+config "$tmp/s14" >"$tmp/c14"
+"$perfbot" --config "$tmp/c14" ingest --all --since 2026-03-21 --nntp "nntp://127.0.0.1:$pport/inbox.two" 2>"$tmp/14a.log"
+check_eq "ingest --nntp, before the group is rebuilt: inbox.two's 5 mails" "5 5 5" "$(count "$tmp/s14")"
+config "$tmp/pe" >"$tmp/ce"
+gen 8 190 >"$tmp/e-old.mbox"
+{ cat "$tmp/e-old.mbox"; gen 5 200; gen 2 210; } >"$tmp/e.mbox"
+"$perfbot" --config "$tmp/ce" ingest --all --mbox "$tmp/e.mbox" 2>/dev/null
+mkdir -p "$tmp/expired"
+python3 - "$tmp/e-old.mbox" "$tmp/expired" <<'PY'
+import sys
+mails = open(sys.argv[1]).read().split("From dev@example.org Mon Mar  2 10:00:00 2026\n")[1:]
+for i, m in enumerate(mails[:7]):
+    open("%s/%d.eml" % (sys.argv[2], i), "w").write(m)
+PY
+sh "$pinntpd" stop "$tmp/pi"
+out=$(CERTS=$tmp/certs NNTPS_PORT=$sport sh "$pinntpd" start "$tmp/pi" "$port" \
+	"$tmp/pr/archive=inbox.test" "$tmp/pe/archive=inbox.two" 2>&1) || not_ok "public-inbox-nntpd restarts: $out"
+out=$(sh "$pinntpd" purge "$tmp/pi" "$tmp/pe/archive" "$tmp/expired/"*.eml 2>&1) || not_ok "public-inbox-purge: $out"
+"$perfbot" --config "$tmp/c14" check --nntp "nntp://127.0.0.1:$pport/inbox.two" >"$tmp/14c.log" 2>&1
+check "check --nntp: the rebuilt group's low mark is 8" grep -q "group inbox.two: articles 8 to 15" "$tmp/14c.log"
+: >"$tmp/proxy.log"
+"$perfbot" --config "$tmp/c14" ingest --all --since 2026-03-21 --nntp "nntp://127.0.0.1:$pport/inbox.two" 2>"$tmp/14.log"
+check "ingest --nntp, low mark above the cursor: exit 0" test $? -eq 0
+check "ingest --nntp, low mark above the cursor: says why it reads the group again" \
+	grep -q "reading nntp://127.0.0.1:$pport/inbox.two again: the low mark of inbox.two is 8, above the 5 read up to" "$tmp/14.log"
+check "ingest --nntp, low mark above the cursor: from the --since day" \
+	grep -q "first read of nntp://127.0.0.1:$pport/inbox.two from 2026-03-21" "$tmp/14.log"
+check "ingest --nntp, low mark above the cursor: the 2 new kept, the 5 known left out" \
+	grep -q "^ingest: 2 kept, 5 known already" "$tmp/14.log"
+check_eq "ingest --nntp, low mark above the cursor: ARTICLE 9 to 15, none of the day before" \
+	"ARTICLE 9 ARTICLE 10 ARTICLE 11 ARTICLE 12 ARTICLE 13 ARTICLE 14 ARTICLE 15" \
+	"$(grep '^ARTICLE' "$tmp/proxy.log" | paste -sd' ')"
+check_eq "ingest --nntp, low mark above the cursor: 7 mails, once each" "7 7 7" "$(count "$tmp/s14")"
+"$perfbot" --config "$tmp/c14" ingest --all --nntp "nntp://127.0.0.1:$pport/inbox.two" 2>"$tmp/14b.log"
+check "ingest --nntp, low mark above the cursor, again: nothing" test ! -s "$tmp/14b.log"
 
 echo "$pass passed, $fail failed"
