@@ -1,7 +1,8 @@
 #!/bin/sh
 # site.sh: perfbot site (perfbot-site(1)) over a small state made by the
 # real commands (tests/helpers/site-state.sh: reports, replies, a fix, a
-# test request, a routed report and a hostile one):
+# fix posted as v1 and v2, test requests answered, a routed report and a
+# hostile one, with a hostile posted fix):
 #   - the pages are the golden ones (tests/site-golden/, made on purpose
 #     with `sh tests/t/site.sh --regen` and reviewed, never edited);
 #   - tidy accepts every page; every local link names a file; the feeds
@@ -65,9 +66,26 @@ check "site: index, a page per published report, tree, subsystem and list pages,
 check "report 1: its chart (an inline svg whose title gives the numbers)" \
 	sh -c "grep -q '<svg xmlns=\"http://www.w3.org/2000/svg\"' '$site/report/1.html' && grep -q '<title>hackbench' '$site/report/1.html'"
 check "report 1: the fix, the test request, the thread's archive links, the tags" \
-	sh -c "grep -q 'evidence <em>closes</em>' '$site/report/1.html' && grep -q '<td>1</td><td>pending</td>' '$site/report/1.html' &&
+	sh -c "grep -q 'evidence <em>closes</em>' '$site/report/1.html' && grep -q '<td>1</td><td>answered</td>' '$site/report/1.html' &&
 	       grep -q 'href=\"https://lore.kernel.org/all/site1%40example.org\"' '$site/report/1.html' &&
 	       grep -q '^Closes: https://lore.kernel.org/all/' '$site/report/1.html'"
+check "report 1: the fix says the patch it was posted as (v2), linked to the archive" \
+	grep -q 'recorded [0-9T:Z-]*; posted as <a href="https://lore.kernel.org/all/fix2%40example.org">sched/fair: fix the wakeup regression v2</a>' "$site/report/1.html"
+check "report 1: its posted fixes, v2 and v1 superseded, with author, date, evidence, link" \
+	sh -c "grep -q '<h2>Posted fixes</h2>' '$site/report/1.html' &&
+	       grep -q '<tr class=\"mute\"><td>v1 (superseded)</td><td class=\"subject\"><a href=\"https://lore.kernel.org/all/fix1%40example.org\">sched/fair: fix the wakeup regression</a></td><td>Fixer &lt;fixer@example.org&gt;</td><td>2026-03-11T13:00:00Z</td><td>closes</td></tr>' '$site/report/1.html' &&
+	       grep -q '<tr><td>v2</td><td class=\"subject\"><a href=\"https://lore.kernel.org/all/fix2%40example.org\">' '$site/report/1.html'"
+check "report 1: test request 1's verdict and its result mail in the archive, the number of results" \
+	grep -q '<td>1</td><td>answered</td>.*<td>fixed</td><td><a href="https://lore.kernel.org/all/[0-9.a-f]*-lab%40lab.example.org">the result</a> (1 result)</td></tr>' "$site/report/1.html"
+check "index: report 4's row says its test request's verdict" \
+	grep -q '<a href="report/4.html">.*<td>test: fixed </td></tr>' "$site/index.html"
+check "index: report 3's row says its fix posted, v1, linked" \
+	grep -q '<a href="report/3.html">.*<td>fix posted: <a href="https://lore.kernel.org/all/fix3%40example.org">v1</a></td>' "$site/index.html"
+check "tree page: report 1 (fixed) says its fix and the fix posted, v2" \
+	grep -q '<a href="../../report/1.html">.*<td>c56126c842ba fix posted: <a href="https://lore.kernel.org/all/fix2%40example.org">v2</a></td>' "$site/tree/tip/index.html"
+check "atom.xml: a fix posted and a test request answered are entries" \
+	sh -c "grep -q '<title>\[fix posted v2\] \[tip:sched/core\]' '$site/atom.xml' &&
+	       grep -q '<summary>Test request 2 answered, fixed, for \[linux-next:master\] \[cgroup\]' '$site/atom.xml'"
 check "report 1: the compare table as mailed" grep -q '%stddev     %change         %stddev' "$site/report/1.html"
 check "report 2: closed by #perfbot invalid: listed, the command shown" \
 	sh -c "grep -q 'report/2.html' '$site/index.html' && grep -q '#perfbot invalid' '$site/report/2.html'"
@@ -129,6 +147,9 @@ check "the hostile report: its names are on its page, escaped" \
 	grep -q 'hack&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;javascript:alert(3)/../&lt;U+202E&gt;' "$site/report/3.html"
 check "the hostile reply: its author's U+202E, C0 and C1 controls shown as visible escapes" \
 	grep -q 'Mal&lt;U+202E&gt;ory&lt;U+0001&gt;&lt;U+0085&gt;' "$site/report/1.html"
+check "the hostile posted fix: its subject and author escaped, U+202E a visible escape, on the page, the index and the feed" \
+	sh -c "grep -q '<td class=\"subject\"><a href=\"https://lore.kernel.org/all/fix3%40example.org\">fix &lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;javascript:alert(3)/../&lt;U+202E&gt;</a></td><td>Mal&lt;U+202E&gt;ory &lt;mallory@example.com&gt;</td>' '$site/report/3.html' &&
+	       grep -q 'Fix posted (v1, closes) by Mal&lt;U+202E&gt;ory &lt;mallory@example.com&gt;: fix &lt;script&gt;' '$site/atom.xml'"
 check "the hostile metric: its chart's title escaped" \
 	grep -q '<title>lmbench3.x&lt;script&gt;' "$site/report/3.html"
 
