@@ -9,7 +9,8 @@
 #     are Atom (python3's XML parser); the hostile report's pages hold no
 #     executable content and no raw control or bidi character;
 #   - a run with nothing changed writes nothing (no file's mtime or inode
-#     moves); after one reply only the pages showing it are written;
+#     moves); after one reply, or a fix posted, only the pages showing
+#     it are written;
 #     --full writes them all; a second run while one holds the lock exits
 #     75; a run killed (SIGKILL at a chosen rename) leaves whole pages,
 #     whose links resolve on a site that existed, and the next run makes
@@ -177,6 +178,20 @@ snap >"$tmp/snap3"
 changed=$(diff "$tmp/snap2" "$tmp/snap3" | sed -n 's/^> \([^ ]*\) .*/\1/p' | grep -v '^./\.manifest$' | sort | tr '\n' ' ')
 check_eq "one reply: only report 2's page, the lists showing it and reports.json are written" \
 	"./index.html ./report/2.html ./reports.json ./tree/linux-next/index.html " "$changed"
+# a fix posted for report 4: its page, the pages listing it and the feeds
+# with the new entry
+m4=$(python3 -c "import json,sys; print([r['message_id'] for r in json.load(open(sys.argv[1]))['reports'] if r['id'] == 4][0])" "$site/reports.json")
+printf 'From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom: Jane <jane.dev@example.org>\nTo: cgroups@vger.kernel.org\nSubject: [PATCH] cgroup: fix the throughput regression\nDate: Thu, 12 Mar 2026 11:00:00 +0100\nMessage-ID: <fix9@example.org>\n\nFix it.\n\nCloses: https://lore.kernel.org/all/%s/\nSigned-off-by: Jane <jane.dev@example.org>\n---\ndiff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-a\n+b\n' \
+	"$m4" >"$tmp/fix9.mbox"
+PERFBOT_NOW=1773395000 "$perfbot" --config "$tmp/c" ingest --mbox "$tmp/fix9.mbox" 2>"$tmp/ingest-fix9.log"
+pb -v site 2>"$tmp/site5.log"
+snap >"$tmp/snap5"
+changed=$(diff "$tmp/snap3" "$tmp/snap5" | sed -n 's/^> \([^ ]*\) .*/\1/p' | grep -v '^./\.manifest$' | sort | tr '\n' ' ')
+check_eq "a fix posted: report 4's page, the pages listing it, their feeds and reports.json are written" \
+	"./atom.xml ./index.html ./list/cgroups-vger-kernel-org-beb93db5.html ./list/cgroups-vger-kernel-org-beb93db5.xml ./list/linux-kernel-vger-kernel-org-2b46684e.html ./list/linux-kernel-vger-kernel-org-2b46684e.xml ./report/4.html ./reports.json ./subsystem/control-group-cgroup-01500cfc.html ./subsystem/control-group-cgroup-01500cfc.xml ./tree/linux-next/atom.xml ./tree/linux-next/index.html " "$changed"
+check "... the row says it, the page lists it" \
+	sh -c "grep -q '<a href=\"report/4.html\">.*<td>fix posted: <a href=\"https://lore.kernel.org/all/fix9%40example.org\">v1</a></td>' '$site/index.html' &&
+	       grep -q 'cgroup: fix the throughput regression</a></td><td>Jane &lt;jane.dev@example.org&gt;</td>' '$site/report/4.html'"
 pb -v site --full 2>"$tmp/site4.log"
 check_eq "--full: every page written" "17 pages, 17 written" "$(written "$tmp/site4.log")"
 
