@@ -666,6 +666,50 @@ static int64_t last_activity(const struct site_report *s)
 	return s->changed > t ? s->changed : t;
 }
 
+/* The newest of s's posted fixes that no later version supersedes, or
+ * NULL (state.h: oldest first). */
+static const struct state_posted_fix *posted_newest(const struct site_report *s)
+{
+	size_t i;
+
+	for (i = s->t ? s->t->nr_posted : 0; i > 0; i--)
+		if (s->t->posted[i - 1].latest)
+			return &s->t->posted[i - 1];
+	return NULL;
+}
+
+/* A posted fix: "vN", who, when, its evidence and its mail in the
+ * archive (link, or false). */
+static struct value *posted_view(const struct config *cfg, const struct state_posted_fix *p)
+{
+	struct value *v = value_new_object();
+	struct buf b = BUF_INIT;
+
+	value_object_add_string(v, "subject", p->subject);
+	buf_addf(&b, "v%u", p->version);
+	value_object_add_string(v, "version", b.data);
+	buf_reset(&b);
+	if (*p->author_name)
+		buf_addf(&b, "%s <%s>", p->author_name, p->author_email);
+	else
+		buf_adds(&b, p->author_email);
+	value_object_add_string(v, "author", b.data);
+	add_time(v, "date", p->date);
+	value_object_add_string(v, "evidence", fix_kind_name(p->kind));
+	value_object_add_string(v, "message_id", p->message_id);
+	value_object_add_bool(v, "superseded", !p->latest);
+	add_archive_link(v, cfg, p->message_id);
+	buf_release(&b);
+	return v;
+}
+
+/* A test request's outcome as a list shows it: its verdict once
+ * answered, else its state. */
+static const char *request_outcome(const struct state_request *q)
+{
+	return q->verdict ? q->verdict : state_request_state_name(q->state);
+}
+
 /* A report's row in a list (index.html, the group pages). */
 static struct value *row_view(const struct site_input *in, const struct site_report *s,
 			      const char *root)
@@ -673,7 +717,9 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 	struct value *v = value_new_object();
 	struct buf b = BUF_INIT;
 	int64_t age = in->now > s->r->created ? (in->now - s->r->created) / 86400 : 0;
-	size_t nr_requests;
+	const struct state_posted_fix *posted;
+	struct value *tests;
+	size_t nr_requests, i;
 
 	value_object_add(v, "id", value_new_integer(s->r->id));
 	buf_addf(&b, "%sreport/%lld.html", root, (long long)s->r->id);
@@ -693,9 +739,19 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 	value_object_add(v, "nr_possible_fixes",
 			 value_new_integer(s->t ? (int64_t)s->t->nr_possible : 0));
 	value_object_add_bool(v, "has_possible_fixes", s->t && s->t->nr_possible);
+	posted = posted_newest(s);
+	value_object_add(v, "posted", posted ? posted_view(in->cfg, posted) : value_new_bool(0));
 	nr_requests = s->nr_requests;
 	value_object_add(v, "nr_requests", value_new_integer((int64_t)nr_requests));
 	value_object_add_bool(v, "has_requests", nr_requests > 0);
+	tests = value_object_add(v, "tests", value_new_array());
+	for (i = 0; i < nr_requests; i++) {
+		const struct state_request *q = &in->status.requests.v[s->requests[i]];
+		struct value *o = value_array_push(tests, value_new_object());
+
+		value_object_add(o, "number", value_new_integer(q->id));
+		value_object_add_string(o, "outcome", request_outcome(q));
+	}
 	buf_release(&b);
 	return v;
 }
@@ -848,6 +904,20 @@ static struct value *requests_view(const struct site_input *in, const struct sit
 		add_time(o, "requested", q->requested);
 		value_object_add_string(o, "why", q->why ? q->why : "");
 		value_object_add_bool(o, "has_why", q->why != NULL);
+		if (q->verdict)
+			value_object_add_string(o, "verdict", q->verdict);
+		else
+			value_object_add_bool(o, "verdict", 0);
+		value_object_add_string(o, "outcome", request_outcome(q));
+		if (q->result_message_id) {
+			struct value *r = value_object_add(o, "result", value_new_object());
+
+			add_archive_link(r, in->cfg, q->result_message_id);
+			value_object_add_string(r, "message_id", q->result_message_id);
+			add_count(r, "count", q->results, "result", "results");
+		} else {
+			value_object_add_bool(o, "result", 0);
+		}
 		buf_release(&b);
 	}
 	return list;
@@ -855,8 +925,9 @@ static struct value *requests_view(const struct site_input *in, const struct sit
 
 static struct value *fix_view(const struct config *cfg, const struct state_tracked *t)
 {
-	struct value *v;
+	struct value *v, *posted = NULL;
 	const char *p;
+	size_t i;
 
 	if (!t || !t->has_fix)
 		return value_new_bool(0);
@@ -868,6 +939,11 @@ static struct value *fix_view(const struct config *cfg, const struct state_track
 		value_object_add_bool(v, "date", 0);
 	add_time(v, "recorded", t->fix.recorded);
 	value_object_add_bool(v, "reopened", t->fix.reopened);
+	/* the patch the landed commit was posted as (state_fix_set()) */
+	for (i = 0; t->fix.posted && i < t->nr_posted && !posted; i++)
+		if (!strcmp(t->posted[i].message_id, t->fix.posted))
+			posted = posted_view(cfg, &t->posted[i]);
+	value_object_add(v, "posted", posted ? posted : value_new_bool(0));
 	p = t->fix.landed;
 	{
 		struct value *landed = value_object_add(v, "landed", value_new_array());
@@ -1094,6 +1170,10 @@ static int page_report(struct render_ctx *c, const struct site_report *s)
 		value_array_push(list, commit_view(in->cfg, s->t->possible[i].commit,
 						   s->t->possible[i].subject, s->t->possible[i].ref));
 	value_object_add_bool(v, "has_possible_fixes", list->nr > 0);
+	list = value_object_add(v, "posted_fixes", value_new_array());
+	for (i = 0; s->t && i < s->t->nr_posted; i++)
+		value_array_push(list, posted_view(in->cfg, &s->t->posted[i]));
+	value_object_add_bool(v, "has_posted_fixes", list->nr > 0);
 	list = value_object_add(v, "requests", requests_view(in, s));
 	value_object_add_bool(v, "has_requests", list->nr > 0);
 	add_tags(v, in->cfg, s->r->message_id);
@@ -1198,11 +1278,15 @@ static void add_lists(struct value *v, const struct site_input *in, const size_t
 	buf_release(&b);
 }
 
-/* A feed's entries: a report's mail, and its state when not open. */
+/* A feed's entries: a report's mail, its state when not open, each fix
+ * posted for it (every version) and each test request answered. */
 struct entry {
 	const struct site_report *s;
-	int state;	/* 0: the new report; 1: its state changed */
+	int state;	/* 0: the new report; 1: its state changed; 2: a
+			   fix posted (p); 3: a request answered (q) */
 	int64_t when;
+	const struct state_posted_fix *p;
+	const struct state_request *q;
 };
 
 static int by_when(const void *a, const void *b)
@@ -1213,7 +1297,17 @@ static int by_when(const void *a, const void *b)
 		return x->when > y->when ? -1 : 1;
 	if (x->s->r->id != y->s->r->id)
 		return x->s->r->id > y->s->r->id ? -1 : 1;
-	return y->state - x->state;
+	if (x->state != y->state)
+		return y->state - x->state;
+	/* fixes posted or requests answered in one run: a total order, newest
+	 * first, whatever qsort() does with ties */
+	if (x->p && y->p && x->p->date != y->p->date)
+		return x->p->date > y->p->date ? -1 : 1;
+	if (x->p && y->p)
+		return strcmp(y->p->message_id, x->p->message_id);
+	if (x->q && y->q && x->q->id != y->q->id)
+		return x->q->id > y->q->id ? -1 : 1;
+	return 0;
 }
 
 /* A urn:uuid: made of the SHA-256 of text (RFC 4122's layout, version 8:
@@ -1241,17 +1335,36 @@ static int render_feed(struct render_ctx *c, const char *path, const char *root,
 		       const void *arg)
 {
 	const struct site_input *in = c->in;
-	struct entry *e = xcalloc(2 * in->nr + 1, sizeof(*e));
+	struct entry *e;
 	struct value *v = page_view(in, root, path), *list;
 	struct buf b = BUF_INIT;
-	size_t i, n = 0;
+	size_t i, k, n = 0, max = 1;
 	int ret = -1;
 
+	for (i = 0; i < in->nr; i++)
+		max += 2 + (in->v[i].t ? in->v[i].t->nr_posted : 0) + in->v[i].nr_requests;
+	e = xcalloc(max, sizeof(*e));
 	for (i = 0; i < in->nr; i++) {
 		const struct site_report *s = &in->v[i];
 
 		if (keep && !keep(s, arg))
 			continue;
+		for (k = 0; s->t && k < s->t->nr_posted; k++) {
+			e[n].s = s;
+			e[n].state = 2;
+			e[n].p = &s->t->posted[k];
+			e[n++].when = s->t->posted[k].recorded;
+		}
+		for (k = 0; k < s->nr_requests; k++) {
+			const struct state_request *q = &in->status.requests.v[s->requests[k]];
+
+			if (!q->verdict)
+				continue;
+			e[n].s = s;
+			e[n].state = 3;
+			e[n].q = q;
+			e[n++].when = q->changed;
+		}
 		e[n].s = s;
 		e[n++].when = s->r->sent;
 		if (s->r->verdict != STATE_VERDICT_OPEN) {
@@ -1284,13 +1397,25 @@ static int render_feed(struct render_ctx *c, const char *path, const char *root,
 		struct value *o = value_array_push(list, value_new_object());
 
 		buf_reset(&b);
-		buf_addf(&b, "perfbot-site:%s:%s", e[i].state ? state_verdict_name(s->r->verdict) : "report",
-			 s->r->message_id);
+		if (e[i].state == 2)
+			buf_addf(&b, "perfbot-site:posted:%s:%s", e[i].p->message_id, s->r->message_id);
+		else if (e[i].state == 3)
+			/* a later result of the same request is a new entry */
+			buf_addf(&b, "perfbot-site:request:%lld:%lld:%s", (long long)e[i].q->id,
+				 (long long)e[i].q->results, e[i].q->verdict);
+		else
+			buf_addf(&b, "perfbot-site:%s:%s",
+				 e[i].state ? state_verdict_name(s->r->verdict) : "report",
+				 s->r->message_id);
 		if (add_urn(o, "id", b.data, c->err) < 0)
 			goto out;
 		buf_reset(&b);
-		if (e[i].state)
+		if (e[i].state == 1)
 			buf_addf(&b, "[%s] ", state_verdict_name(s->r->verdict));
+		else if (e[i].state == 2)
+			buf_addf(&b, "[fix posted v%u] ", e[i].p->version);
+		else if (e[i].state == 3)
+			buf_addf(&b, "[test %lld: %s] ", (long long)e[i].q->id, e[i].q->verdict);
 		buf_adds(&b, s->r->subject);
 		value_object_add_string(o, "title", b.data);
 		add_time(o, "updated", e[i].when);
@@ -1302,7 +1427,21 @@ static int render_feed(struct render_ctx *c, const char *path, const char *root,
 		value_object_add_string(o, "link", b.data);
 		value_object_add_string(o, "tree", tree_of(s) ? tree_of(s) : "");
 		value_object_add_string(o, "state", state_verdict_name(s->r->verdict));
-		value_object_add_bool(o, "changed", e[i].state);
+		value_object_add_bool(o, "new", e[i].state == 0);
+		value_object_add_bool(o, "changed", e[i].state == 1);
+		value_object_add_string(o, "report", s->r->subject);
+		if (e[i].state == 2)
+			value_object_add(o, "posted", posted_view(in->cfg, e[i].p));
+		else
+			value_object_add_bool(o, "posted", 0);
+		if (e[i].state == 3) {
+			struct value *r = value_object_add(o, "answered", value_new_object());
+
+			value_object_add(r, "number", value_new_integer(e[i].q->id));
+			value_object_add_string(r, "verdict", e[i].q->verdict);
+		} else {
+			value_object_add_bool(o, "answered", 0);
+		}
 	}
 	ret = emit_page(c, "atom.xml", v, path);
 out:

@@ -6,15 +6,19 @@
 #   report 1  regression-two-tests: a reply that says "#perfbot test:
 #             HEAD" from a recipient (test request 1), and one that gives
 #             a Closes: trailer ... then a Closes: commit on the watched
-#             ref that perfbot track records as its fix;
+#             ref that perfbot track records as its fix; a fix posted
+#             for it, v1 then v2 (the subject of that commit); test
+#             request 1 taken and answered by a result (fixed);
 #   report 2  improvement-derived-kind, one test: a reply "#perfbot
 #             invalid" from a recipient (closed);
 #   report 4  route-lists: its head commit is routed (subsystem CONTROL
-#             GROUP (CGROUP), lists cgroups@ and linux-kernel@);
+#             GROUP (CGROUP), lists cgroups@ and linux-kernel@); test
+#             request 2, answered by a result (fixed);
 #   report 3  the hostile one: subject, test case, machine, parameters
 #             and metric names with <script>, quotes, javascript:, /../,
 #             U+202E and C0/C1 controls, and a reply whose author and
-#             subject carry them too.
+#             subject carry them too, and a fix posted for it whose
+#             subject and author carry them.
 # Prints nothing; exits non-zero when a step fails.
 set -eu
 top=$1
@@ -68,10 +72,11 @@ PERFBOT_NOW=1773100300 pb send "$top/tests/golden/route-lists/input.json" 2>"$tm
 mid() { pb status --json | python3 -c "import json,sys; print([r['message_id'] for r in json.load(sys.stdin)['reports'] if r['id'] == $1][0])"; }
 m1=$(mid 1)
 m2=$(mid 2)
+m4=$(mid 4)
 head=$(git -C "$tmp/repo" rev-parse bdc753ab0b72)
-python3 - "$tmp" "$m1" "$m2" "$head" <<'PY'
+python3 - "$tmp" "$m1" "$m2" "$head" "$m4" <<'PY'
 import sys
-tmp, m1, m2, head = sys.argv[1:]
+tmp, m1, m2, head, m4 = sys.argv[1:]
 evil = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>javascript:alert(3)/../\u202e\x01\u0085'
 def mail(n, frm, mid, subject, text, date):
     return ("From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom: %s\nTo: perfbot lab <perfbot@lab.example.org>\n"
@@ -88,10 +93,58 @@ out = [
          "Re: " + evil.replace("\x01", "").replace("\u0085", "") + " =?utf-8?q?ctl=01=1B=C2=85=E2=80=8F?=",
          "Hostile text " + evil + "\n",
          "Wed, 11 Mar 2026 12:00:00 +0100"),
+    mail(4, peter, m4, "Re: the cgroup regression", "Try this one.\n\n#perfbot test: d9c9e245cd02\n",
+         "Wed, 11 Mar 2026 13:00:00 +0100"),
 ]
 open(tmp + "/replies.mbox", "w", encoding="utf-8").write("".join(out))
 PY
 PERFBOT_NOW=1773220000 pb ingest --mbox "$tmp/replies.mbox" 2>"$tmp/ingest.log"
+# fixes posted: report 1's v1 and v2 (the subject of the commit that lands
+# below), and report 3's, hostile
+m3=$(mid 3)
+python3 - "$tmp" "$m1" "$m3" <<'PY'
+import sys
+tmp, m1, m3 = sys.argv[1:]
+evil = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>javascript:alert(3)/../\u202e'
+def patch(n, frm, subject, date, trailer):
+    return ("From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom: %s\nTo: linux-kernel@vger.kernel.org\n"
+            "Subject: %s\nDate: %s\nMessage-ID: <fix%d@example.org>\nMIME-Version: 1.0\n"
+            "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n"
+            "Wake up on the previous CPU.\n\n%s\nSigned-off-by: %s\n---\n"
+            "diff --git a/k.c b/k.c\n--- a/k.c\n+++ b/k.c\n@@ -1 +1 @@\n-a\n+b\n") % (
+            frm, subject, date, n, trailer, frm)
+fixer = "Fixer <fixer@example.org>"
+out = [
+    patch(1, fixer, "[PATCH] sched/fair: fix the wakeup regression", "Wed, 11 Mar 2026 13:00:00 +0000",
+          "Closes: https://lore.kernel.org/all/%s/" % m1),
+    patch(2, fixer, "[PATCH v2] sched/fair: fix the wakeup regression", "Thu, 12 Mar 2026 09:00:00 +0000",
+          "Closes: https://lore.kernel.org/all/%s/" % m1),
+    patch(3, "=?utf-8?q?Mal=E2=80=AEory?= <mallory@example.com>", "[PATCH] fix " + evil,
+          "Thu, 12 Mar 2026 10:00:00 +0000", "Closes: https://lore.kernel.org/all/%s/" % m3),
+]
+open(tmp + "/patches.mbox", "w", encoding="utf-8").write("".join(out))
+PY
+PERFBOT_NOW=1773230000 pb ingest --mbox "$tmp/patches.mbox" 2>"$tmp/ingest-fix.log"
+# test requests 1 (report 1) and 2 (report 4) answered: a pipeline takes
+# each and its result is sent
+for n in 1 2; do
+	PERFBOT_NOW=1773235000 pb requests take $n >"$tmp/job$n.json"
+	python3 - "$tmp/job$n.json" "$tmp/result$n.json" <<'PY'
+import json, sys
+job = json.load(open(sys.argv[1]))
+t0 = job["tests"][0]
+test = {k: t0[k] for k in ("testcase", "tbox_group", "machine", "kconfig", "compiler", "rootfs", "params", "headline")}
+test["metrics"] = [{"name": t0["headline"], "base": {"mean": 412000, "stddev_percent": 0.5},
+                    "head": {"mean": 382000, "stddev_percent": 1.2},
+                    "extra": [{"mean": 411000, "stddev_percent": 0.8}]}]
+json.dump({"perfbot": 1, "tree": job["tree"], "repo_url": "https://git.kernel.org/pub/scm/linux/kernel/git/x/linux.git",
+           "base": job["base"], "commit": job["head"],
+           "request": job["request"], "tests": [test],
+           "extra": [{"commit": job["test"]["commit"], "label": "the fix"}]}, open(sys.argv[2], "w"))
+PY
+	PERFBOT_NOW=1773236000 pb queue "$tmp/result$n.json" 2>"$tmp/queue$n.log"
+	PERFBOT_NOW=$((1773240000 + n)) pb send 2>"$tmp/send-result$n.log"
+done
 # the fix of report 1: a Closes: commit on the watched ref of its tree
 tree=$(pb status --json | python3 -c "import json,sys; print([r for r in json.load(sys.stdin)['reports'] if r['id'] == 1][0]['subject'])" | sed -n 's/^\[\([^]:]*\):\([^]]*\)\].*/\1 \2/p')
 fam=${tree% *}

@@ -1,14 +1,16 @@
 #!/bin/sh
 # site.sh: perfbot site (perfbot-site(1)) over a small state made by the
 # real commands (tests/helpers/site-state.sh: reports, replies, a fix, a
-# test request, a routed report and a hostile one):
+# fix posted as v1 and v2, test requests answered, a routed report and a
+# hostile one, with a hostile posted fix):
 #   - the pages are the golden ones (tests/site-golden/, made on purpose
 #     with `sh tests/t/site.sh --regen` and reviewed, never edited);
 #   - tidy accepts every page; every local link names a file; the feeds
 #     are Atom (python3's XML parser); the hostile report's pages hold no
 #     executable content and no raw control or bidi character;
 #   - a run with nothing changed writes nothing (no file's mtime or inode
-#     moves); after one reply only the pages showing it are written;
+#     moves); after one reply, or a fix posted, only the pages showing
+#     it are written;
 #     --full writes them all; a second run while one holds the lock exits
 #     75; a run killed (SIGKILL at a chosen rename) leaves whole pages,
 #     whose links resolve on a site that existed, and the next run makes
@@ -65,9 +67,26 @@ check "site: index, a page per published report, tree, subsystem and list pages,
 check "report 1: its chart (an inline svg whose title gives the numbers)" \
 	sh -c "grep -q '<svg xmlns=\"http://www.w3.org/2000/svg\"' '$site/report/1.html' && grep -q '<title>hackbench' '$site/report/1.html'"
 check "report 1: the fix, the test request, the thread's archive links, the tags" \
-	sh -c "grep -q 'evidence <em>closes</em>' '$site/report/1.html' && grep -q '<td>1</td><td>pending</td>' '$site/report/1.html' &&
+	sh -c "grep -q 'evidence <em>closes</em>' '$site/report/1.html' && grep -q '<td>1</td><td>answered</td>' '$site/report/1.html' &&
 	       grep -q 'href=\"https://lore.kernel.org/all/site1%40example.org\"' '$site/report/1.html' &&
 	       grep -q '^Closes: https://lore.kernel.org/all/' '$site/report/1.html'"
+check "report 1: the fix says the patch it was posted as (v2), linked to the archive" \
+	grep -q 'recorded [0-9T:Z-]*; posted as <a href="https://lore.kernel.org/all/fix2%40example.org">sched/fair: fix the wakeup regression v2</a>' "$site/report/1.html"
+check "report 1: its posted fixes, v2 and v1 superseded, with author, date, evidence, link" \
+	sh -c "grep -q '<h2>Posted fixes</h2>' '$site/report/1.html' &&
+	       grep -q '<tr class=\"mute\"><td>v1 (superseded)</td><td class=\"subject\"><a href=\"https://lore.kernel.org/all/fix1%40example.org\">sched/fair: fix the wakeup regression</a></td><td>Fixer &lt;fixer@example.org&gt;</td><td>2026-03-11T13:00:00Z</td><td>closes</td></tr>' '$site/report/1.html' &&
+	       grep -q '<tr><td>v2</td><td class=\"subject\"><a href=\"https://lore.kernel.org/all/fix2%40example.org\">' '$site/report/1.html'"
+check "report 1: test request 1's verdict and its result mail in the archive, the number of results" \
+	grep -q '<td>1</td><td>answered</td>.*<td>fixed</td><td><a href="https://lore.kernel.org/all/[0-9.a-f]*-lab%40lab.example.org">the result</a> (1 result)</td></tr>' "$site/report/1.html"
+check "index: report 4's row says its test request's verdict" \
+	grep -q '<a href="report/4.html">.*<td>test: fixed </td></tr>' "$site/index.html"
+check "index: report 3's row says its fix posted, v1, linked" \
+	grep -q '<a href="report/3.html">.*<td>fix posted: <a href="https://lore.kernel.org/all/fix3%40example.org">v1</a></td>' "$site/index.html"
+check "tree page: report 1 (fixed) says its fix and the fix posted, v2" \
+	grep -q '<a href="../../report/1.html">.*<td>c56126c842ba fix posted: <a href="https://lore.kernel.org/all/fix2%40example.org">v2</a></td>' "$site/tree/tip/index.html"
+check "atom.xml: a fix posted and a test request answered are entries" \
+	sh -c "grep -q '<title>\[fix posted v2\] \[tip:sched/core\]' '$site/atom.xml' &&
+	       grep -q '<summary>Test request 2 answered, fixed, for \[linux-next:master\] \[cgroup\]' '$site/atom.xml'"
 check "report 1: the compare table as mailed" grep -q '%stddev     %change         %stddev' "$site/report/1.html"
 check "report 2: closed by #perfbot invalid: listed, the command shown" \
 	sh -c "grep -q 'report/2.html' '$site/index.html' && grep -q '#perfbot invalid' '$site/report/2.html'"
@@ -129,6 +148,9 @@ check "the hostile report: its names are on its page, escaped" \
 	grep -q 'hack&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;javascript:alert(3)/../&lt;U+202E&gt;' "$site/report/3.html"
 check "the hostile reply: its author's U+202E, C0 and C1 controls shown as visible escapes" \
 	grep -q 'Mal&lt;U+202E&gt;ory&lt;U+0001&gt;&lt;U+0085&gt;' "$site/report/1.html"
+check "the hostile posted fix: its subject and author escaped, U+202E a visible escape, on the page, the index and the feed" \
+	sh -c "grep -q '<td class=\"subject\"><a href=\"https://lore.kernel.org/all/fix3%40example.org\">fix &lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;javascript:alert(3)/../&lt;U+202E&gt;</a></td><td>Mal&lt;U+202E&gt;ory &lt;mallory@example.com&gt;</td>' '$site/report/3.html' &&
+	       grep -q 'Fix posted (v1, closes) by Mal&lt;U+202E&gt;ory &lt;mallory@example.com&gt;: fix &lt;script&gt;' '$site/atom.xml'"
 check "the hostile metric: its chart's title escaped" \
 	grep -q '<title>lmbench3.x&lt;script&gt;' "$site/report/3.html"
 
@@ -156,6 +178,20 @@ snap >"$tmp/snap3"
 changed=$(diff "$tmp/snap2" "$tmp/snap3" | sed -n 's/^> \([^ ]*\) .*/\1/p' | grep -v '^./\.manifest$' | sort | tr '\n' ' ')
 check_eq "one reply: only report 2's page, the lists showing it and reports.json are written" \
 	"./index.html ./report/2.html ./reports.json ./tree/linux-next/index.html " "$changed"
+# a fix posted for report 4: its page, the pages listing it and the feeds
+# with the new entry
+m4=$(python3 -c "import json,sys; print([r['message_id'] for r in json.load(open(sys.argv[1]))['reports'] if r['id'] == 4][0])" "$site/reports.json")
+printf 'From mboxrd@z Thu Jan  1 00:00:00 1970\nFrom: Jane <jane.dev@example.org>\nTo: cgroups@vger.kernel.org\nSubject: [PATCH] cgroup: fix the throughput regression\nDate: Thu, 12 Mar 2026 11:00:00 +0100\nMessage-ID: <fix9@example.org>\n\nFix it.\n\nCloses: https://lore.kernel.org/all/%s/\nSigned-off-by: Jane <jane.dev@example.org>\n---\ndiff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-a\n+b\n' \
+	"$m4" >"$tmp/fix9.mbox"
+PERFBOT_NOW=1773395000 "$perfbot" --config "$tmp/c" ingest --mbox "$tmp/fix9.mbox" 2>"$tmp/ingest-fix9.log"
+pb -v site 2>"$tmp/site5.log"
+snap >"$tmp/snap5"
+changed=$(diff "$tmp/snap3" "$tmp/snap5" | sed -n 's/^> \([^ ]*\) .*/\1/p' | grep -v '^./\.manifest$' | sort | tr '\n' ' ')
+check_eq "a fix posted: report 4's page, the pages listing it, their feeds and reports.json are written" \
+	"./atom.xml ./index.html ./list/cgroups-vger-kernel-org-beb93db5.html ./list/cgroups-vger-kernel-org-beb93db5.xml ./list/linux-kernel-vger-kernel-org-2b46684e.html ./list/linux-kernel-vger-kernel-org-2b46684e.xml ./report/4.html ./reports.json ./subsystem/control-group-cgroup-01500cfc.html ./subsystem/control-group-cgroup-01500cfc.xml ./tree/linux-next/atom.xml ./tree/linux-next/index.html " "$changed"
+check "... the row says it, the page lists it" \
+	sh -c "grep -q '<a href=\"report/4.html\">.*<td>fix posted: <a href=\"https://lore.kernel.org/all/fix9%40example.org\">v1</a></td>' '$site/index.html' &&
+	       grep -q 'cgroup: fix the throughput regression</a></td><td>Jane &lt;jane.dev@example.org&gt;</td>' '$site/report/4.html'"
 pb -v site --full 2>"$tmp/site4.log"
 check_eq "--full: every page written" "17 pages, 17 written" "$(written "$tmp/site4.log")"
 
