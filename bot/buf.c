@@ -106,15 +106,6 @@ int buf_adds(struct buf *b, const char *s)
 	return buf_add(b, s, strlen(s));
 }
 
-int buf_addc(struct buf *b, char c)
-{
-	if (!has_room(b, 1) && buf_grow(b, 1) < 0)
-		return -1;
-	b->data[b->len++] = c;
-	b->data[b->len] = '\0';
-	return 0;
-}
-
 int buf_addchars(struct buf *b, char c, size_t n)
 {
 	if (!n)

@@ -47,7 +47,16 @@ void buf_truncate(struct buf *b, size_t len);
 
 int buf_add(struct buf *b, const void *data, size_t n);
 int buf_adds(struct buf *b, const char *s);
-int buf_addc(struct buf *b, char c);
+/* Inline: parsers append most bytes one at a time (a call each was a
+ * sixth of ingest's instructions); the slow path is buf_grow(). */
+static inline int buf_addc(struct buf *b, char c)
+{
+	if ((b->cap - b->len <= 1 || b->limit) && buf_grow(b, 1) < 0)
+		return -1;
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+	return 0;
+}
 /* Append c n times. */
 int buf_addchars(struct buf *b, char c, size_t n);
 int buf_addf(struct buf *b, const char *fmt, ...)

@@ -869,7 +869,7 @@ int ingest_message(struct ingest *in, const char *raw, size_t len, const char *w
 		return 0;
 	}
 	{
-		char *known_id = mail_known_id(raw, len);
+		char *known_id = mail_known_id_of(m, raw, len);
 
 		buf_adds(&mid, known_id);
 		free(known_id);

@@ -491,18 +491,11 @@ int mail_parse_with(const char *raw, size_t len, const struct mail_options *opts
 	return 0;
 }
 
-char *mail_known_id(const char *raw, size_t len)
+char *mail_known_id_of(const struct mail *m, const char *raw, size_t len)
 {
-	struct mail *m = xcalloc(1, sizeof(*m));
 	struct buf id = BUF_INIT, lf = BUF_INIT;
-	struct header h;
 	const char *bytes;
-	int i;
 
-	if (header_read(m, raw, len, &h) == 0)
-		read_message_id(m, &h);
-	for (i = 0; i < F_COUNT; i++)
-		free(h.body[i]);
 	if (m->message_id) {
 		buf_adds(&id, m->message_id);
 	} else {
@@ -513,9 +506,24 @@ char *mail_known_id(const char *raw, size_t len)
 		repo_hash_hex(&id, bytes, len);
 		buf_adds(&id, "@perfbot.invalid");
 	}
-	mail_free(m);
 	buf_release(&lf);
 	return buf_detach(&id, NULL);
+}
+
+char *mail_known_id(const char *raw, size_t len)
+{
+	struct mail *m = xcalloc(1, sizeof(*m));
+	struct header h;
+	char *id;
+	int i;
+
+	if (header_read(m, raw, len, &h) == 0)
+		read_message_id(m, &h);
+	for (i = 0; i < F_COUNT; i++)
+		free(h.body[i]);
+	id = mail_known_id_of(m, raw, len);
+	mail_free(m);
+	return id;
 }
 
 int mail_parse(const char *raw, size_t len, struct mail **out, struct buf *err)

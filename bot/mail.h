@@ -132,4 +132,8 @@ void mail_free(struct mail *m);
  */
 char *mail_known_id(const char *raw, size_t len);
 
+/* The same id from m, which mail_parse() made of raw[0..len): its
+ * header is not read a second time (ingest reads every mail once). */
+char *mail_known_id_of(const struct mail *m, const char *raw, size_t len);
+
 #endif

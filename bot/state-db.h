@@ -64,7 +64,8 @@ struct state {
 	struct cached_stmt cache[STATE_STMT_CACHE];
 	size_t nr_cache;
 	char *wal_path;		/* DIR/state.db-wal */
-	int wal_fd;		/* state_writeback()'s, or -1 */
+	int wal_fd;		/* state_writeback()'s and state_sync()'s, or -1 */
+	int dir_synced;		/* state_sync() synced the directory */
 };
 
 /*

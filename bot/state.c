@@ -957,6 +957,31 @@ void state_writeback(struct state *st)
 		(void)sync_file_range(st->wal_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
+int state_sync(struct state *st, struct buf *err)
+{
+	if (!st->lazy)
+		return 0;
+	if (st->wal_fd < 0)
+		st->wal_fd = open(st->wal_path, O_RDONLY | O_CLOEXEC);
+	if (st->wal_fd < 0)
+		return err_set(err, "%s: %s", st->wal_path, strerror(errno));
+	if (fdatasync(st->wal_fd) < 0)
+		return err_set(err, "%s: fdatasync: %s", st->wal_path, strerror(errno));
+	if (!st->dir_synced) {
+		struct buf dir = BUF_INIT;
+		const char *slash = strrchr(st->path, '/');
+		int r;
+
+		buf_add(&dir, st->path, slash ? (size_t)(slash - st->path) : 0);
+		r = dir_sync(dir.len ? dir.data : ".", err);
+		buf_release(&dir);
+		if (r < 0)
+			return -1;
+		st->dir_synced = 1;
+	}
+	return 0;
+}
+
 void state_close(struct state *st)
 {
 	struct stat sb;

@@ -311,6 +311,16 @@ void state_close(struct state *st);
  */
 int state_set_durable(struct state *st, int full, struct buf *err);
 
+/* While commits are not full (state_set_durable()), makes every commit
+ * so far as durable as a full one: one fdatasync of the WAL (and, the
+ * first time, of the state's directory, which a WAL created meanwhile
+ * needs).  The WAL is kept in commit order and read back only up to its
+ * first torn frame, so later non-full commits can never survive a crash
+ * without these.  Ingest calls it before the archive records a batch:
+ * a message the archive holds is then always known to the database.
+ * Nothing to do when full.  0, or -1 with a message. */
+int state_sync(struct state *st, struct buf *err);
+
 /* Starts the kernel writing the WAL's dirty pages to disk, without
  * waiting for it: while commits are not full (state_set_durable()), the
  * sync at the end then finds little left to write (a 1,000-mail delivery

@@ -276,7 +276,11 @@ int store_commit(struct store *s, struct buf *err)
 		return -1;
 	if (!s->nr)
 		return 0;
-	if (archive_commit(s->archive, err) < 0 || archive_tip(s->archive, tip, err) < 0)
+	/* the messages' rows reach the disk before the archive names them,
+	 * also while the state's commits are not full: else a crash could
+	 * leave mail in the archive that no row knows, filed again later */
+	if (state_sync(s->st, err) < 0 ||
+	    archive_commit(s->archive, err) < 0 || archive_tip(s->archive, tip, err) < 0)
 		return -1;
 	if (state_begin(s->st, err) < 0)
 		return -1;

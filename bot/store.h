@@ -53,8 +53,9 @@ int store_add(struct store *s, const char *message_id, const char *raw, size_t l
 /* 1 when message_id was added since the last store_commit(). */
 int store_pending(const struct store *s, const char *message_id);
 
-/* Waits until every message given is written, moves master and records
- * the batch.  0, or -1 with a message (naming the message whose writing
+/* Waits until every message given is written, syncs the state's commits
+ * (state_sync(): the rows of the batch are on disk before master names
+ * them), moves master and records the batch.  0, or -1 with a message (naming the message whose writing
  * failed, if one did). */
 int store_commit(struct store *s, struct buf *err);
 

@@ -662,6 +662,35 @@ static void header_limits(void **state)
 	buf_release(&raw);
 }
 
+/* mail_known_id_of() over the parsed mail gives what mail_known_id()
+ * reads from the bytes alone (ingest files under the one, the store's
+ * recovery finds the mail again under the other). */
+static void known_id_of_parsed(void **state)
+{
+	static const char *const raws[] = {
+		"From: a@example.org\nMessage-ID: <x1@example.org>\n\nbody\n",
+		"From: a@example.org\r\nMessage-ID:\r\n <x2@example.org>\r\n\r\nbody\r\n",
+		"From: a@example.org\nMessage-ID: bare@example.org\n\nbody\n",
+		"From: a@example.org\nMessage-ID: <first@x>\nMessage-ID: <second@x>\n\n",
+		"From: a@example.org\nMessage-ID: <>\n\nno usable id\n",
+		"From: a@example.org\nSubject: none\n\nno id at all\n",
+		"From: a@example.org\r\nSubject: none\r\n\r\nno id, CRLF\r\n",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(raws) / sizeof(raws[0]); i++) {
+		struct mail *m = parse_ok("known id", raws[i], strlen(raws[i]), NULL);
+		char *a = mail_known_id(raws[i], strlen(raws[i]));
+		char *b = mail_known_id_of(m, raws[i], strlen(raws[i]));
+
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		mail_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +701,7 @@ int main(void)
 		cmocka_unit_test(isolation_survives_libetpan),
 		cmocka_unit_test(mime_limits),
 		cmocka_unit_test(header_limits),
+		cmocka_unit_test(known_id_of_parsed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
