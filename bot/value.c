@@ -250,35 +250,46 @@ void value_format(struct buf *out, const struct value *v)
 
 void value_write_json_string(struct buf *out, const char *s, size_t len)
 {
-	size_t i;
+	size_t i, run = 0;
 
 	buf_addc(out, '"');
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
+		const char *esc;
 
 		switch (c) {
 		case '"':
-			buf_adds(out, "\\\"");
+			esc = "\\\"";
 			break;
 		case '\\':
-			buf_adds(out, "\\\\");
+			esc = "\\\\";
 			break;
 		case '\n':
-			buf_adds(out, "\\n");
+			esc = "\\n";
 			break;
 		case '\r':
-			buf_adds(out, "\\r");
+			esc = "\\r";
 			break;
 		case '\t':
-			buf_adds(out, "\\t");
+			esc = "\\t";
 			break;
 		default:
-			if (c < 0x20 || c == 0x7f)
-				buf_addf(out, "\\u%04x", c);
-			else
-				buf_addc(out, (char)c);
+			if (c >= 0x20 && c != 0x7f) {
+				run++;
+				continue;
+			}
+			esc = NULL;
 		}
+		/* what needs no escape goes out in one append: a report's
+		 * JSON is mostly such runs */
+		buf_add(out, s + i - run, run);
+		run = 0;
+		if (esc)
+			buf_adds(out, esc);
+		else
+			buf_addf(out, "\\u%04x", c);
 	}
+	buf_add(out, s + i - run, run);
 	buf_addc(out, '"');
 }
 
