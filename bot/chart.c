@@ -223,6 +223,20 @@ static size_t yscale_ticks(const struct yscale *y, double *t)
 	return n;
 }
 
+/* n in decimal: a chart has thousands of coordinates, and vsnprintf
+ * was most of the cost of drawing one. */
+static void add_digits(struct buf *out, unsigned long long n)
+{
+	char d[24];
+	size_t i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	buf_add(out, d + i, sizeof(d) - i);
+}
+
 /* A coordinate with at most one decimal, without printf ("12.5", "-3",
  * "640"): coordinates are within the viewBox give or take a mark. */
 static void add_coord(struct buf *out, double v)
@@ -238,9 +252,11 @@ static void add_coord(struct buf *out, double v)
 		buf_addc(out, '-');
 		t = -t;
 	}
-	buf_addf(out, "%lld", t / 10);
-	if (t % 10)
-		buf_addf(out, ".%lld", t % 10);
+	add_digits(out, (unsigned long long)(t / 10));
+	if (t % 10) {
+		buf_addc(out, '.');
+		buf_addc(out, (char)('0' + t % 10));
+	}
 }
 
 /* "x" then a space then "y". */
@@ -253,7 +269,9 @@ static void add_xy(struct buf *out, double x, double y)
 
 static void add_attr_coord(struct buf *out, const char *name, double v)
 {
-	buf_addf(out, " %s=\"", name);
+	buf_addc(out, ' ');
+	buf_adds(out, name);
+	buf_add(out, "=\"", 2);
 	add_coord(out, v);
 	buf_addc(out, '"');
 }

@@ -299,6 +299,29 @@ void date_format_rfc3339_utc(struct buf *out, int64_t epoch)
 	struct date_civil c;
 
 	date_to_civil(epoch, 0, &c);
+	if (c.year >= 0 && c.year <= 9999) {
+		/* the usual year without vsnprintf: the site writes one of
+		 * these for every entry of every feed */
+		char t[] = "0000-00-00T00:00:00Z";
+		int y = (int)c.year;
+
+		t[0] = (char)('0' + y / 1000);
+		t[1] = (char)('0' + y / 100 % 10);
+		t[2] = (char)('0' + y / 10 % 10);
+		t[3] = (char)('0' + y % 10);
+		t[5] = (char)('0' + c.month / 10);
+		t[6] = (char)('0' + c.month % 10);
+		t[8] = (char)('0' + c.day / 10);
+		t[9] = (char)('0' + c.day % 10);
+		t[11] = (char)('0' + c.hour / 10);
+		t[12] = (char)('0' + c.hour % 10);
+		t[14] = (char)('0' + c.minute / 10);
+		t[15] = (char)('0' + c.minute % 10);
+		t[17] = (char)('0' + c.second / 10);
+		t[18] = (char)('0' + c.second % 10);
+		buf_add(out, t, sizeof(t) - 1);
+		return;
+	}
 	buf_addf(out, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)c.year, c.month,
 		 c.day, c.hour, c.minute, c.second);
 }

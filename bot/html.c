@@ -76,6 +76,14 @@ static void escape(struct buf *out, const char *s, size_t len, int keep_space)
 	while (i < len) {
 		const char *ent = NULL;
 
+		/* printable ASCII that needs no entity, the bulk of a page's
+		 * text, without decoding it */
+		if (p[i] >= 0x20 && p[i] < 0x7F && p[i] != '&' && p[i] != '<' && p[i] != '>' &&
+		    p[i] != '"' && p[i] != '\'') {
+			i++;
+			run++;
+			continue;
+		}
 		n = utf8_decode(p + i, len - i, &c);
 		if (n == 1 && c >= 0x20 && c < 0x7F) {
 			switch (c) {

@@ -54,7 +54,18 @@ void json_path_key(struct buf *path, const char *key)
 
 void json_path_index(struct buf *path, size_t i)
 {
-	buf_addf(path, "[%zu]", i);
+	/* without vsnprintf: the reader marks the path of every array
+	 * item it converts (a samples file has hundreds) */
+	char d[2 + 3 * sizeof(i)];
+	size_t at = sizeof(d);
+
+	d[--at] = ']';
+	do {
+		d[--at] = (char)('0' + i % 10);
+		i /= 10;
+	} while (i);
+	d[--at] = '[';
+	buf_add(path, d + at, sizeof(d) - at);
 }
 
 static int convert(json_t *j, const char *name, struct buf *path, int depth,

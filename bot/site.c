@@ -575,7 +575,22 @@ static void add_day(struct value *v, const char *key, int64_t t, int zone)
 		return;
 	}
 	date_to_civil(t, zone, &c);
-	buf_addf(&b, "%04lld-%02d-%02d", (long long)c.year, c.month, c.day);
+	if (c.year >= 0 && c.year <= 9999) {
+		/* without vsnprintf: a day is in every row of every list */
+		char d[] = "0000-00-00";
+
+		d[0] = (char)('0' + c.year / 1000);
+		d[1] = (char)('0' + c.year / 100 % 10);
+		d[2] = (char)('0' + c.year / 10 % 10);
+		d[3] = (char)('0' + c.year % 10);
+		d[5] = (char)('0' + c.month / 10);
+		d[6] = (char)('0' + c.month % 10);
+		d[8] = (char)('0' + c.day / 10);
+		d[9] = (char)('0' + c.day % 10);
+		buf_add(&b, d, 10);
+	} else {
+		buf_addf(&b, "%04lld-%02d-%02d", (long long)c.year, c.month, c.day);
+	}
 	value_object_add(v, key, value_new_string_owned(buf_detach(&b, NULL), 10));
 }
 

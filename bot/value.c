@@ -214,7 +214,19 @@ void value_format_number(struct buf *out, double d)
 		return;
 	}
 	if (fabs(d) < 9007199254740992.0 && d == (double)(long long)d) {
-		buf_addf(out, "%lld", (long long)d);
+		/* "%lld" without vsnprintf: report ids and dates, in every
+		 * report's JSON */
+		long long i = (long long)d;
+		unsigned long long u = i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i;
+		size_t at = sizeof(tmp);
+
+		do {
+			tmp[--at] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (i < 0)
+			tmp[--at] = '-';
+		buf_add(out, tmp + at, sizeof(tmp) - at);
 		return;
 	}
 	for (prec = 1; prec <= 17; prec++) {
@@ -250,35 +262,46 @@ void value_format(struct buf *out, const struct value *v)
 
 void value_write_json_string(struct buf *out, const char *s, size_t len)
 {
-	size_t i;
+	size_t i, run = 0;
 
 	buf_addc(out, '"');
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
+		const char *esc;
 
 		switch (c) {
 		case '"':
-			buf_adds(out, "\\\"");
+			esc = "\\\"";
 			break;
 		case '\\':
-			buf_adds(out, "\\\\");
+			esc = "\\\\";
 			break;
 		case '\n':
-			buf_adds(out, "\\n");
+			esc = "\\n";
 			break;
 		case '\r':
-			buf_adds(out, "\\r");
+			esc = "\\r";
 			break;
 		case '\t':
-			buf_adds(out, "\\t");
+			esc = "\\t";
 			break;
 		default:
-			if (c < 0x20 || c == 0x7f)
-				buf_addf(out, "\\u%04x", c);
-			else
-				buf_addc(out, (char)c);
+			if (c >= 0x20 && c != 0x7f) {
+				run++;
+				continue;
+			}
+			esc = NULL;
 		}
+		/* what needs no escape goes out in one append: a report's
+		 * JSON is mostly such runs */
+		buf_add(out, s + i - run, run);
+		run = 0;
+		if (esc)
+			buf_adds(out, esc);
+		else
+			buf_addf(out, "\\u%04x", c);
 	}
+	buf_add(out, s + i - run, run);
 	buf_addc(out, '"');
 }
 

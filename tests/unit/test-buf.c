@@ -2,7 +2,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "buf.h"
@@ -57,6 +59,9 @@ static void value_numbers_print_shortest(void **state)
 	static const struct { double d; const char *want; } cases[] = {
 		{ 85, "85" }, { 1.21, "1.21" }, { -0.5, "-0.5" }, { 0, "0" },
 		{ 1e100, "1e+100" }, { 103400000, "103400000" }, { 0.1 + 0.2, "0.30000000000000004" },
+		{ -7, "-7" }, { 10, "10" }, { 9007199254740991.0, "9007199254740991" },
+		{ -9007199254740991.0, "-9007199254740991" },
+		{ 9007199254740992.0, "9007199254740992" }, { -1773035458, "-1773035458" },
 	};
 	size_t i;
 
@@ -68,6 +73,73 @@ static void value_numbers_print_shortest(void **state)
 		assert_string_equal(b.data, cases[i].want);
 		buf_release(&b);
 	}
+}
+
+/* The escapes and the runs between them (appended whole). */
+static void json_strings_escape_controls(void **state)
+{
+	static const char in[] = "plain \"q\" back\\slash\n\r\t\x01\x1f\x7f end\xc3\xa9";
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	value_write_json_string(&b, in, sizeof(in) - 1);
+	assert_string_equal(b.data, "\"plain \\\"q\\\" back\\\\slash\\n\\r\\t\\u0001\\u001f"
+				    "\\u007f end\xc3\xa9\"");
+	buf_reset(&b);
+	value_write_json_string(&b, "", 0);
+	assert_string_equal(b.data, "\"\"");
+	buf_release(&b);
+}
+
+static void json_path_index_digits(void **state)
+{
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	json_path_index(&b, 0);
+	json_path_index(&b, 10);
+	json_path_index(&b, 4096);
+	json_path_index(&b, SIZE_MAX);
+	assert_string_equal(b.data, "[0][10][4096][18446744073709551615]");
+	buf_release(&b);
+}
+
+/* A file read whole whatever its size (one read into a buffer of its
+ * size, or several), and a limit still refused. */
+static void buf_read_file_sizes(void **state)
+{
+	char path[] = "/tmp/test-buf-XXXXXX";
+	size_t sizes[] = { 0, 1, 850, 65535, 65536, 65537, 300000 }, i, k;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct buf want = BUF_INIT, got = BUF_INIT, err = BUF_INIT;
+
+		for (k = 0; k < sizes[i]; k++)
+			buf_addc(&want, (char)('a' + k % 26));
+		assert_int_equal(ftruncate(fd, 0), 0);
+		assert_int_equal(pwrite(fd, want.data ? want.data : "", want.len, 0),
+				 (ssize_t)want.len);
+		buf_adds(&got, "kept:");
+		assert_int_equal(buf_read_file(&got, path, 0, &err), 0);
+		assert_int_equal(got.len, 5 + want.len);
+		assert_memory_equal(got.data + 5, want.data ? want.data : "", want.len);
+		assert_int_equal(got.data[got.len], '\0');
+		buf_reset(&got);
+		if (sizes[i] > 1) {
+			assert_int_equal(buf_read_file(&got, path, sizes[i] - 1, &err), -1);
+			assert_int_equal(got.len, 0);
+			assert_int_equal(buf_read_file(&got, path, sizes[i], &err), 0);
+			assert_int_equal(got.len, want.len);
+		}
+		buf_release(&want);
+		buf_release(&got);
+		buf_release(&err);
+	}
+	close(fd);
+	unlink(path);
 }
 
 static void json_round_trip_keeps_order(void **state)
@@ -117,6 +189,9 @@ int main(void)
 		cmocka_unit_test(buf_limit_refuses_and_keeps_contents),
 		cmocka_unit_test(err_set_replaces_and_prefix_wraps),
 		cmocka_unit_test(value_numbers_print_shortest),
+		cmocka_unit_test(json_strings_escape_controls),
+		cmocka_unit_test(json_path_index_digits),
+		cmocka_unit_test(buf_read_file_sizes),
 		cmocka_unit_test(json_round_trip_keeps_order),
 		cmocka_unit_test(json_errors_name_place),
 	};

@@ -243,6 +243,23 @@ static void extreme_epochs_do_not_crash(void **state)
 	date_to_civil(-1, 0, &c);
 	assert_true(c.year == 1969 && c.month == 12 && c.day == 31 && c.second == 59);
 	assert_int_equal(c.weekday, 3);
+	/* years past 9999 and before 0 take the printf path, the rest not */
+	{
+		struct buf out = BUF_INIT;
+
+		date_format_rfc3339_utc(&out, 253402300800);
+		assert_string_equal(out.data, "10000-01-01T00:00:00Z");
+		buf_reset(&out);
+		date_format_rfc3339_utc(&out, 253402300799);
+		assert_string_equal(out.data, "9999-12-31T23:59:59Z");
+		buf_reset(&out);
+		date_format_rfc3339_utc(&out, -62167219200);
+		assert_string_equal(out.data, "0000-01-01T00:00:00Z");
+		buf_reset(&out);
+		date_format_rfc3339_utc(&out, -62167219201);
+		assert_string_equal(out.data, "-001-12-31T23:59:59Z");
+		buf_release(&out);
+	}
 }
 
 /* Expected epochs computed with Python's datetime. */
