@@ -159,8 +159,8 @@ static struct value *report_view(const struct config *cfg, const struct state_tr
 	return v;
 }
 
-static struct value *commit_view(const struct config *cfg, const char *commit, const char *subject,
-				 const char *ref)
+struct value *digest_fix_commit(const struct config *cfg, const char *commit, const char *subject,
+				const char *ref)
 {
 	struct value *v = value_new_object();
 	struct buf b = BUF_INIT;
@@ -200,7 +200,7 @@ static struct value *open_view(const struct digest_request *req, const struct st
 		value_object_add_bool(v, "last_activity", 0);
 	list = value_object_add(v, "possible_fixes", value_new_array());
 	for (i = 0; i < t->nr_possible; i++)
-		value_array_push(list, commit_view(req->cfg, t->possible[i].commit, t->possible[i].subject,
+		value_array_push(list, digest_fix_commit(req->cfg, t->possible[i].commit, t->possible[i].subject,
 						   t->possible[i].ref));
 	value_object_add_bool(v, "has_possible_fixes", t->nr_possible > 0);
 	list = value_object_add(v, "posted_fixes", value_new_array());
@@ -260,7 +260,7 @@ static struct value *fixed_view(const struct digest_request *req, const struct s
 	struct value *v = report_view(req->cfg, t), *fix;
 
 	if (t->has_fix) {
-		fix = value_object_add(v, "fix", commit_view(req->cfg, t->fix.commit, t->fix.subject,
+		fix = value_object_add(v, "fix", digest_fix_commit(req->cfg, t->fix.commit, t->fix.subject,
 							     t->fix.ref));
 		value_object_add_string(fix, "evidence", fix_kind_name(t->fix.kind));
 		add_day(fix, "date", t->fix.date, 0);

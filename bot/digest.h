@@ -91,4 +91,12 @@ void digest_mail_release(struct digest_mail *m);
 void digest_row(const struct digest_mail *m, const struct digest_request *req,
 		struct state_report *row);
 
+/* A fix or possible fix commit as the digest and the site name it
+ * (perfbot-templates(7)): commit, short (12 digits), subject, ref, tree
+ * (the watched ref's short name, "" for none) and on ("on TREE", or "on
+ * no watched tree yet").  subject and ref may be NULL.  The caller frees
+ * it with value_free(). */
+struct value *digest_fix_commit(const struct config *cfg, const char *commit, const char *subject,
+				const char *ref);
+
 #endif

@@ -14,6 +14,7 @@
 #include "chart.h"
 #include "cmd.h"
 #include "date.h"
+#include "digest.h"
 #include "dir.h"
 #include "fixes.h"
 #include "hash.h"
@@ -771,25 +772,6 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 	return v;
 }
 
-static struct value *commit_view(const struct config *cfg, const char *commit,
-				 const char *subject, const char *ref)
-{
-	struct value *v = value_new_object();
-	struct buf b = BUF_INIT;
-
-	value_object_add_string(v, "commit", commit);
-	buf_addf(&b, "%.12s", commit);
-	value_object_add_string(v, "short", b.data);
-	value_object_add_string(v, "subject", subject ? subject : "");
-	value_object_add_string(v, "ref", ref ? ref : "");
-	buf_reset(&b);
-	if (ref && *ref)
-		watch_ref_short(&b, cfg, ref);
-	value_object_add_string(v, "tree", b.data);
-	buf_release(&b);
-	return v;
-}
-
 /* The facts: the commits, and each test's machine and parameters, from
  * the job kept when the report was made (perfbot-json(5)). */
 static struct value *facts_view(const struct site_report *s)
@@ -946,7 +928,7 @@ static struct value *fix_view(const struct config *cfg, const struct state_track
 
 	if (!t || !t->has_fix)
 		return value_new_bool(0);
-	v = commit_view(cfg, t->fix.commit, t->fix.subject, t->fix.ref);
+	v = digest_fix_commit(cfg, t->fix.commit, t->fix.subject, t->fix.ref);
 	value_object_add_string(v, "evidence", fix_kind_name(t->fix.kind));
 	if (t->fix.date)
 		add_time(v, "date", t->fix.date);
@@ -1182,7 +1164,7 @@ static int page_report(struct render_ctx *c, const struct site_report *s)
 	value_object_add(v, "fix", fix_view(in->cfg, s->t));
 	list = value_object_add(v, "possible_fixes", value_new_array());
 	for (i = 0; s->t && i < s->t->nr_possible; i++)
-		value_array_push(list, commit_view(in->cfg, s->t->possible[i].commit,
+		value_array_push(list, digest_fix_commit(in->cfg, s->t->possible[i].commit,
 						   s->t->possible[i].subject, s->t->possible[i].ref));
 	value_object_add_bool(v, "has_possible_fixes", list->nr > 0);
 	list = value_object_add(v, "posted_fixes", value_new_array());
