@@ -1725,10 +1725,22 @@ static void tmp_remove(const char *dir, const char *page)
 	buf_release(&b);
 }
 
+/* Whether the file at path holds exactly the len bytes of data (scratch:
+ * a buffer for its text, kept between calls); a file that cannot be read
+ * does not. */
+static int file_holds(const char *path, const char *data, size_t len, struct buf *scratch)
+{
+	buf_reset(scratch);
+	if (buf_read_file(scratch, path, len + 1, NULL) < 0)
+		return 0;
+	return scratch->len == len && !memcmp(scratch->data, data, len);
+}
+
 int site_write(const char *dir, const struct site_pages *p, const struct site_manifest *old,
 	       int full, struct site_stats *stats, struct buf *err)
 {
 	struct buf manifest = BUF_INIT, path = BUF_INIT, hex = BUF_INIT, parent = BUF_INIT;
+	struct buf old_bytes = BUF_INIT;
 	struct site_manifest_entry *m = old->v;
 	size_t i, hint = 0;
 	int ret = -1, parent_made = 0;
@@ -1742,7 +1754,6 @@ int site_write(const char *dir, const struct site_pages *p, const struct site_ma
 		const struct site_page *pg = &p->v[i];
 		struct site_manifest_entry *e = manifest_find(old, pg->path, &hint);
 		unsigned char d[HASH_SHA256_RAWSZ];
-		struct stat st;
 
 		if (e)
 			e->seen = 1;
@@ -1753,20 +1764,23 @@ int site_write(const char *dir, const struct site_pages *p, const struct site_ma
 				 pg->extra ? pg->extra : "");
 			continue;
 		}
-		if (hash_sha256(pg->data, pg->len, d, err) < 0)
-			goto out;
-		buf_reset(&hex);
-		hash_hex(&hex, d, sizeof(d));
-		buf_addf(&manifest, "%s %zu %s%s\n", hex.data, pg->len, pg->path, pg->extra ? pg->extra : "");
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", dir, pg->path);
-		if (!full && e && !strcmp(e->hash, hex.data) && e->size == pg->len &&
-		    stat(path.data, &st) == 0 && (unsigned long long)st.st_size == e->size) {
+		if (!full && e && e->size == pg->len && file_holds(path.data, pg->data, pg->len, &old_bytes)) {
+			/* the file has these bytes: its line stays (reading
+			 * and comparing costs a fraction of hashing them) */
+			buf_addf(&manifest, "%s %zu %s%s\n", e->hash, pg->len, pg->path,
+				 pg->extra ? pg->extra : "");
 			/* the temporary file a killed --full run may have
 			 * left (ENOENT, nothing touched, in every other case) */
 			tmp_remove(dir, pg->path);
 			continue;
 		}
+		if (hash_sha256(pg->data, pg->len, d, err) < 0)
+			goto out;
+		buf_reset(&hex);
+		hash_hex(&hex, d, sizeof(d));
+		buf_addf(&manifest, "%s %zu %s%s\n", hex.data, pg->len, pg->path, pg->extra ? pg->extra : "");
 		/* the folder of the page before is there: most pages share it */
 		{
 			const char *slash = strrchr(pg->path, '/');
@@ -1808,5 +1822,6 @@ out:
 	buf_release(&path);
 	buf_release(&hex);
 	buf_release(&parent);
+	buf_release(&old_bytes);
 	return ret;
 }
