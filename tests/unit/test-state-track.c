@@ -627,6 +627,78 @@ static void track_list_reads_fixes_of_one_report_later(void **state)
 	buf_release(&err);
 }
 
+/* The newest activity of each report (not its outbox) is what the
+ * known_messages view says, written out in the query that lists the
+ * reports: a reply, a follow-up or notice sent (a redirected one not), a
+ * follow-up also ingested as a message (its message row counts, not its
+ * report row), an unsent report (none). */
+static void last_activity_is_the_views(void **state)
+{
+	struct fixture *f = *state;
+	struct buf path = BUF_INIT;
+	struct state_tracked_list l;
+	sqlite3 *db;
+	int64_t a, b, c, d, e;
+	size_t i;
+
+	a = add(f->st, STATE_KIND_REPORT, "a@example.org", 0, "linus/master", HEAD_A);
+	b = add(f->st, STATE_KIND_REPORT, "b@example.org", 0, "linus/master", HEAD_B);
+	c = add(f->st, STATE_KIND_REPORT, "c@example.org", 0, "linux-next/master", HEAD_A);
+	d = add(f->st, STATE_KIND_REPORT, "d@example.org", 0, "linux-next/master", HEAD_B);
+	e = add(f->st, STATE_KIND_REPORT, "e@example.org", 0, "linus/master", HEAD_B);
+	add(f->st, STATE_KIND_FOLLOWUP, "b1@example.org", b, "linus/master", HEAD_B);
+	add(f->st, STATE_KIND_FOLLOWUP, "b2@example.org", b, "linus/master", HEAD_B);
+	add(f->st, STATE_KIND_FOLLOWUP, "c1@example.org", c, "linux-next/master", HEAD_A);
+	add(f->st, STATE_KIND_FOLLOWUP, "d1@example.org", d, "linux-next/master", HEAD_B);
+	add(f->st, STATE_KIND_NOTICE, "e1@example.org", e, NULL, NULL);
+	buf_addf(&path, "%s/state.db", f->state);
+	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+		"UPDATE reports SET sent = created, status = 'sent' WHERE message_id <> 'a@example.org' "
+		"AND message_id <> 'b2@example.org';"
+		"UPDATE reports SET created = created + 100 WHERE message_id = 'b1@example.org';"
+		"UPDATE reports SET created = created + 200 WHERE message_id = 'b2@example.org';"
+		"UPDATE reports SET created = created + 300 WHERE message_id = 'c1@example.org';"
+		"UPDATE reports SET created = created + 400, redirected_to = 'x@example.org' "
+		"WHERE message_id = 'd1@example.org';"
+		"UPDATE reports SET created = created + 500 WHERE message_id = 'e1@example.org';"
+		"INSERT INTO messages (message_id, report_id, date, origin) "
+		"SELECT 'c1@example.org', thread_id, created - 250, 'sent' FROM reports "
+		"WHERE message_id = 'c1@example.org';"
+		"INSERT INTO messages (message_id, report_id, date, origin) "
+		"SELECT 'reply@example.org', id, created + 50, 'ingested' FROM reports "
+		"WHERE message_id = 'b@example.org';",
+		NULL, NULL, NULL), SQLITE_OK);
+	list(f->st, &l);
+	assert_int_equal(l.nr, 5);
+	for (i = 0; i < l.nr; i++) {
+		sqlite3_stmt *q;
+		int64_t want;
+
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT MAX(k.date) FROM known_messages k "
+			"WHERE k.report_id = ? AND k.origin <> 'outbox'", -1, &q, NULL), SQLITE_OK);
+		sqlite3_bind_int64(q, 1, l.v[i].id);
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		want = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+		assert_int_equal(l.v[i].last_activity, want);
+	}
+	/* the cases, by hand */
+	assert_int_equal(l.v[0].id, a);
+	assert_int_equal(l.v[0].last_activity, 0);
+	assert_int_equal(l.v[1].id, b);
+	assert_int_equal(l.v[1].last_activity, T0 + 100);
+	assert_int_equal(l.v[2].id, c);
+	assert_int_equal(l.v[2].last_activity, T0 + 50);
+	assert_int_equal(l.v[3].id, d);
+	assert_int_equal(l.v[3].last_activity, T0);
+	assert_int_equal(l.v[4].id, e);
+	assert_int_equal(l.v[4].last_activity, T0 + 500);
+	sqlite3_close(db);
+	state_tracked_list_release(&l);
+	buf_release(&path);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -642,6 +714,7 @@ int main(void)
 		T(digests_chain_and_keep_their_entries),
 		T(trees_in_order_of_their_first_report),
 		T(track_list_reads_fixes_of_one_report_later),
+		T(last_activity_is_the_views),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
