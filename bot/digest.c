@@ -184,6 +184,32 @@ struct value *digest_fix_commit(const struct config *cfg, const char *commit, co
 	return v;
 }
 
+struct value *digest_request(const struct state_request *q)
+{
+	struct value *o = value_new_object();
+	struct buf b = BUF_INIT;
+
+	value_object_add(o, "number", value_new_integer(q->id));
+	value_object_add_string(o, "state", state_request_state_name(q->state));
+	if (*q->requester_name)
+		buf_addf(&b, "%s <%s>", q->requester_name, q->requester_email);
+	else
+		buf_adds(&b, q->requester_email);
+	value_object_add_string(o, "requester", b.data);
+	buf_reset(&b);
+	if (q->what == STATE_REQUEST_GIT)
+		buf_addf(&b, "%s %s", q->url ? q->url : "", q->branch ? q->branch : "");
+	else if (q->commit_id)
+		buf_addf(&b, "%.12s", q->commit_id);
+	else
+		buf_adds(&b, *q->args ? q->args : "the patch in the mail");
+	value_object_add_string(o, "what", b.data);
+	value_object_add_string(o, "why", q->why ? q->why : "");
+	value_object_add_bool(o, "has_why", q->why != NULL);
+	buf_release(&b);
+	return o;
+}
+
 static struct value *open_view(const struct digest_request *req, const struct state_tracked *t)
 {
 	struct value *v = report_view(req->cfg, t), *list;
@@ -226,31 +252,12 @@ static struct value *open_view(const struct digest_request *req, const struct st
 	for (i = 0; req->requests && i < req->requests->nr; i++) {
 		const struct state_request *q = &req->requests->v[i];
 		struct value *o;
-		struct buf b = BUF_INIT;
 
 		if (q->report_id != t->id)
 			continue;
-		o = value_array_push(list, value_new_object());
-		value_object_add(o, "number", value_new_integer(q->id));
-		value_object_add_string(o, "state", state_request_state_name(q->state));
-		if (*q->requester_name)
-			buf_addf(&b, "%s <%s>", q->requester_name, q->requester_email);
-		else
-			buf_adds(&b, q->requester_email);
-		value_object_add_string(o, "requester", b.data);
-		buf_reset(&b);
-		if (q->what == STATE_REQUEST_GIT)
-			buf_addf(&b, "%s %s", q->url ? q->url : "", q->branch ? q->branch : "");
-		else if (q->commit_id)
-			buf_add(&b, q->commit_id, 12);
-		else
-			buf_adds(&b, *q->args ? q->args : "the patch in the mail");
-		value_object_add_string(o, "what", b.data);
-		value_object_add_string(o, "why", q->why ? q->why : "");
-		value_object_add_bool(o, "has_why", q->why != NULL);
+		o = value_array_push(list, digest_request(q));
 		value_object_add_string(o, "verdict", q->verdict ? q->verdict : "");
 		value_object_add_bool(o, "has_verdict", q->verdict != NULL);
-		buf_release(&b);
 	}
 	return v;
 }

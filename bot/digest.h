@@ -99,4 +99,10 @@ void digest_row(const struct digest_mail *m, const struct digest_request *req,
 struct value *digest_fix_commit(const struct config *cfg, const char *commit, const char *subject,
 				const char *ref);
 
+/* A fix test request as the digest and the site name it
+ * (perfbot-templates(7)): number, state, requester ("Name <email>"),
+ * what (the URL and branch, the commit's 12 digits, or the words given),
+ * why and has_why.  The caller frees it with value_free(). */
+struct value *digest_request(const struct state_request *q);
+
 #endif

@@ -879,28 +879,9 @@ static struct value *requests_view(const struct site_input *in, const struct sit
 
 	for (i = 0; i < s->nr_requests; i++) {
 		const struct state_request *q = &in->status.requests.v[s->requests[i]];
-		struct value *o;
-		struct buf b = BUF_INIT;
+		struct value *o = value_array_push(list, digest_request(q));
 
-		o = value_array_push(list, value_new_object());
-		value_object_add(o, "number", value_new_integer(q->id));
-		value_object_add_string(o, "state", state_request_state_name(q->state));
-		if (*q->requester_name)
-			buf_addf(&b, "%s <%s>", q->requester_name, q->requester_email);
-		else
-			buf_adds(&b, q->requester_email);
-		value_object_add_string(o, "requester", b.data);
-		buf_reset(&b);
-		if (q->what == STATE_REQUEST_GIT)
-			buf_addf(&b, "%s %s", q->url ? q->url : "", q->branch ? q->branch : "");
-		else if (q->commit_id)
-			buf_addf(&b, "%.12s", q->commit_id);
-		else
-			buf_adds(&b, *q->args ? q->args : "the patch in the mail");
-		value_object_add_string(o, "what", b.data);
 		add_time(o, "requested", q->requested);
-		value_object_add_string(o, "why", q->why ? q->why : "");
-		value_object_add_bool(o, "has_why", q->why != NULL);
 		if (q->verdict)
 			value_object_add_string(o, "verdict", q->verdict);
 		else
@@ -915,7 +896,6 @@ static struct value *requests_view(const struct site_input *in, const struct sit
 		} else {
 			value_object_add_bool(o, "result", 0);
 		}
-		buf_release(&b);
 	}
 	return list;
 }
