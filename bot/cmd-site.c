@@ -54,7 +54,8 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 	struct template_set *set = NULL;
 	struct site_input in;
 	struct site_pages pages = { 0 };
-	struct site_stats stats;
+	struct site_writer w;
+	int writer = 0;
 	const char *out = NULL;
 	int full = 0, rc = 0, e;
 	double t0, t1, t2, t3;
@@ -102,25 +103,33 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 	}
 	t1 = seconds();
 	set = site_templates(cfg);
-	if (site_render(&in, set, &pages, &err) < 0) {
-		rc = EX_DATAERR;
+	if (site_writer_init(&w, dir.data, &in.manifest, full, &err) < 0) {
+		rc = EX_CANTCREAT;
+		goto fail;
+	}
+	writer = 1;
+	if ((e = site_render(&in, set, &w, &pages, &err)) < 0) {
+		rc = e == -2 ? EX_IOERR : EX_DATAERR;
 		goto fail;
 	}
 	t2 = seconds();
-	if (site_write(dir.data, &pages, &in.manifest, full, &stats, &err) < 0) {
+	if (site_write(&w, &pages, &err) < 0) {
 		rc = EX_IOERR;
 		goto fail;
 	}
 	t3 = seconds();
 	if (opts->verbose)
 		fprintf(stderr, "perfbot site: %zu pages, %zu written into %s (%zu removed; "
-			"gathered in %.3f s, rendered in %.3f s, written in %.3f s)\n", stats.pages,
-			stats.written, dir.data, stats.removed, t1 - t0, t2 - t1, t3 - t2);
+			"gathered in %.3f s, report pages made and written in %.3f s, the rest "
+			"written in %.3f s)\n", w.stats.pages, w.stats.written, dir.data,
+			w.stats.removed, t1 - t0, t2 - t1, t3 - t2);
 	goto done;
 fail:
 	fprintf(stderr, "perfbot site: %s\n", err.data);
 done:
 	site_pages_release(&pages);
+	if (writer)
+		site_writer_release(&w);
 	site_input_release(&in);
 	template_set_free(set);
 	lock_free(lock);

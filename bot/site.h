@@ -6,12 +6,16 @@
  * web server or a browser on the files shows.  Three steps:
  *
  *   site_gather()  reads the state (I/O): every report as `status` knows
- *                  it (status.h), each published report's thread, job
- *                  (its facts), mail as sent, fix and requests;
- *   site_render()  pure: every page, in the order they must be written
- *                  (each page before the lists that link to it), through
- *                  the templates of templates/site (HTML-escaped: the set
- *                  must be in TEMPLATE_ESCAPE_HTML mode);
+ *                  it (status.h), its fix and requests, and which pages
+ *                  are unchanged;
+ *   site_render()  every page, in the order they must be written (each
+ *                  page before the lists that link to it), through the
+ *                  templates of templates/site (HTML-escaped: the set
+ *                  must be in TEMPLATE_ESCAPE_HTML mode).  The report
+ *                  pages are made by several threads at once, each reading
+ *                  its report's thread, job (its facts), mail as sent and
+ *                  samples as it goes (under one lock: the state is one
+ *                  connection); the lists and feeds are pure;
  *   site_write()   writes the pages whose bytes changed into the site's
  *                  folder (each to a temporary name, then renamed), and
  *                  then the manifest that says what each holds.
@@ -23,12 +27,13 @@
  * list/NAME.html with NAME made by site_file_name().
  *
  * Incremental: SITE_MANIFEST in the site's folder holds one line per page,
- * "SHA256 SIZE PATH"; a page whose hash and size match the manifest and
- * whose file has that size is not written again.  The manifest is written
+ * "SIZE PATH"; a page whose file holds its new bytes (the size as the
+ * manifest says, then compared byte for byte) is not written again.  The manifest is written
  * last, so a run killed midway leaves pages that are whole (renamed into
  * place) and a manifest that the next run corrects.
  */
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,7 +62,6 @@ struct site_report {
 	struct state_names subsystems;	/* the MAINTAINERS sections its head
 					   commit touches (route.h) */
 	struct state_names lists;	/* their L: lists it went to */
-	struct value *samples;		/* samples.h's object, or NULL */
 	size_t *commands, nr_commands;	/* its thread's, indices into
 					   status.commands */
 	size_t *requests, nr_requests;	/* its, indices into status.requests */
@@ -66,16 +70,15 @@ struct site_report {
 	size_t json_len;
 	char fp[2 * 32 + 1];		/* the fingerprint of what its page shows */
 	int cached;			/* fp is the manifest's: its page is not
-					   made again (thread, job, mail, samples
+					   made again (thread, job, mail
 					   not read; subsystems, lists from the
 					   manifest) */
 };
 
-/* A line of the manifest: "SHA256 SIZE PATH", and for a report's page
+/* A line of the manifest: "SIZE PATH", and for a report's page
  * "\tFINGERPRINT\tSUBSYSTEMS\tLISTS" (names percent-encoded, joined by ','). */
 struct site_manifest_entry {
 	char *path;
-	char hash[2 * 32 + 1];
 	unsigned long long size;
 	char *fp;		/* "" when none */
 	char *subsystems, *lists;
@@ -95,6 +98,12 @@ struct site_input {
 	struct status status;
 	struct site_report *v;		/* oldest first */
 	size_t nr;
+	/* for the reports whose page is made (site_render() reads each
+	 * one's details as it makes its page): the state, in one read
+	 * transaction, and routing */
+	struct state *st;
+	struct repo *repo;
+	struct route *route;
 };
 
 /* Fills *in from the state of cfg (read only; no state yet is an empty
@@ -113,8 +122,10 @@ void site_input_release(struct site_input *in);
 
 struct site_page {
 	char *path;		/* relative to the site's folder */
-	char *data;		/* NULL: kept as the manifest has it */
+	char *data;		/* NULL: kept as the manifest has it, or
+				   already put (put) */
 	size_t len;
+	int put;		/* site_write_page() has put it in place */
 	char *extra;		/* a report page's manifest fields ("\tFP\t..."),
 				   or NULL */
 };
@@ -124,6 +135,8 @@ struct site_pages {
 	size_t nr, alloc;
 };
 
+struct site_writer;	/* below */
+
 void site_pages_release(struct site_pages *p);
 
 /*
@@ -132,10 +145,14 @@ void site_pages_release(struct site_pages *p);
  * index.html, atom.xml and reports.json.  set: templates/site (and a lab's
  * folders before it) in TEMPLATE_ESCAPE_HTML mode, with its templates
  * index.html, report.html, group.html, atom.xml.  -1 with the template's
- * message when one fails.
+ * message when one fails; -2 with a message when a report's details
+ * cannot be read from the state or its page cannot be written.  Several
+ * failures: the first report's.  w: each report page is put in place with
+ * site_write_page() as soon as it is made (so that they are not all held
+ * at once; the lists come later, after the pages they link to), or NULL.
  */
-int site_render(const struct site_input *in, struct template_set *set, struct site_pages *out,
-		struct buf *err);
+int site_render(struct site_input *in, struct template_set *set, struct site_writer *w,
+		struct site_pages *out, struct buf *err);
 
 struct site_stats {
 	size_t pages;		/* pages rendered */
@@ -143,16 +160,41 @@ struct site_stats {
 	size_t removed;		/* files of the last run's that no page is now */
 };
 
+/* Writes pages into a site's folder; one may be shared by threads (its
+ * counts and the folders it made are under its lock). */
+struct site_writer {
+	const char *dir;
+	const struct site_manifest *old;	/* the last run's */
+	int full;
+	struct site_stats stats;
+	pthread_mutex_t lock;
+	struct buf made;		/* the folders made, "\n"-joined */
+};
+
+/* dir (created, 0755, as needed; -1 with a message when it cannot be) and
+ * the manifest of the last run.  site_writer_release() it. */
+int site_writer_init(struct site_writer *w, const char *dir, const struct site_manifest *old,
+		     int full, struct buf *err);
+void site_writer_release(struct site_writer *w);
+
 /*
- * Writes the pages into dir (created, 0755, as needed): those whose bytes
- * differ from what the manifest recorded (all of them with full), each
- * with dir_write_file_mode() (0644, renamed into place), then removes the
+ * Puts page p in place unless its file holds its bytes already (the size
+ * as the manifest says, then compared byte for byte; always with full):
+ * dir_write_file_mode() (0644, a temporary name renamed into place).
+ * Then frees p->data and sets p->put (the manifest takes p->len).  hint:
+ * where p is likely in the manifest (its index in the run's pages).  Safe
+ * to call from several threads at once for different pages.  0, or -1
+ * with a message naming the file.
+ */
+int site_write_page(struct site_writer *w, struct site_page *p, size_t hint, struct buf *err);
+
+/*
+ * site_write_page() for each page not put yet, in order, then removes the
  * files the manifest named that are no page any more, then writes the
  * manifest.  A run where nothing changed writes nothing, not even the
  * manifest.  0, or -1 with a message naming the file.
  */
-int site_write(const char *dir, const struct site_pages *p, const struct site_manifest *old,
-	       int full, struct site_stats *stats, struct buf *err);
+int site_write(struct site_writer *w, struct site_pages *p, struct buf *err);
 
 /* The file name part for a tree, subsystem or list name: the name itself
  * when it is [A-Za-z0-9][A-Za-z0-9._-]* (at most 64 bytes), else its

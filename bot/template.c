@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -745,6 +746,9 @@ struct template_set {
 	int html;		/* TEMPLATE_ESCAPE_HTML: {{x}} goes through html_text() */
 	struct set_entry *entries;
 	size_t nr, alloc;
+	pthread_mutex_t lock;	/* entries: a set renders in several threads
+				   at once (perfbot site's report pages), and
+				   a partial is loaded at its first use */
 };
 
 void template_set_add_dir(struct template_set *set, const char *dir)
@@ -763,6 +767,7 @@ struct template_set *template_set_new(const char *dir)
 	struct template_set *set = xcalloc(1, sizeof(*set));
 
 	set->suffix = ".txt";
+	pthread_mutex_init(&set->lock, NULL);
 	if (dir)
 		template_set_add_dir(set, dir);
 	return set;
@@ -809,6 +814,7 @@ void template_set_free(struct template_set *set)
 	for (i = 0; i < set->nr_dirs; i++)
 		free(set->dirs[i]);
 	free(set->dirs);
+	pthread_mutex_destroy(&set->lock);
 	free(set);
 }
 
@@ -886,19 +892,23 @@ out:
 static int set_load(struct template_set *set, const char *name, size_t len, uint32_t hash,
 		    const struct template **out, struct buf *err)
 {
-	struct set_entry *e = set_find(set, name, len, hash);
+	struct set_entry *e;
 	struct template *t = NULL;
+	int ret = 0;
 
 	*out = NULL;
-	if (e) {
+	pthread_mutex_lock(&set->lock);
+	e = set_find(set, name, len, hash);
+	if (e)
 		*out = e->t;
-		return 0;
+	else if (set_read(set, name, len, &t, err) < 0)
+		ret = -1;
+	else {
+		set_insert(set, name, len, hash, t);
+		*out = t;
 	}
-	if (set_read(set, name, len, &t, err) < 0)
-		return -1;
-	set_insert(set, name, len, hash, t);
-	*out = t;
-	return 0;
+	pthread_mutex_unlock(&set->lock);
+	return ret;
 }
 
 int template_set_add(struct template_set *set, const char *name,

@@ -104,8 +104,10 @@ const char *template_name(const struct template *t);
  * changes, the shipped folder (added last) the rest.  Each is
  * read and parsed once, on first use, and kept until template_set_free();
  * a file found missing is remembered as missing.  The set owns its
- * templates; pointers to them stay valid until template_set_free().  A set
- * is not safe to share between threads (rendering may load into it).
+ * templates; pointers to them stay valid until template_set_free().
+ * Several threads may render from one set at once (a first use loads
+ * under the set's lock); adding templates or folders, changing the mode
+ * and freeing it may not run beside them.
  */
 struct template_set *template_set_new(const char *dir);
 /* Sets the set's file suffix (".txt" by default; "" when the names carry

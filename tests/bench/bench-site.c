@@ -7,7 +7,7 @@
  * on one of eight trees, with its job (base, head, tree, one test with
  * parameters), a mail of about 3 kB (a compare table), two replies in its
  * thread (one a #perfbot command, every tenth report closed by it), and
- * STATEDIR/samples/ID.json with two metrics of 20 runs a side.  Fixed
+ * STATEDIR/samples/ID.tsv with two metrics of 20 runs a side.  Fixed
  * dates and names, so two runs write the same state.
  */
 #include <stdio.h>
@@ -137,23 +137,22 @@ int main(int argc, char **argv)
 		}
 		/* its samples: two metrics of 20 runs a side */
 		buf_reset(&b);
-		buf_adds(&b, "{\"tests\":[{\"testcase\":\"will-it-scale\",\"metrics\":[");
+		/* samples.h's file, as send keeps it */
+		buf_adds(&b, "perfbot-samples 1\n");
 		for (k = 0; k < 2; k++) {
 			int j;
 
-			buf_addf(&b, "%s{\"name\":\"will-it-scale.metric_%d\",\"base\":{\"mean\":%d,\"stddev_percent\":1.5},"
-				 "\"head\":{\"mean\":%d,\"stddev_percent\":2.5},\"good\":[", k ? "," : "", k,
-				 100000 + k, 97000 + k);
+			buf_addf(&b, "metric\twill-it-scale\twill-it-scale.metric_%d\nbase\t%d\t1.5\n"
+				 "head\t%d\t2.5\ngood", k, 100000 + k, 97000 + k);
 			for (j = 0; j < 20; j++)
-				buf_addf(&b, "%s%d", j ? "," : "", 99000 + (int)((i * 7 + j * 13) % 2000));
-			buf_adds(&b, "],\"bad\":[");
+				buf_addf(&b, "\t%d", 99000 + (int)((i * 7 + j * 13) % 2000));
+			buf_adds(&b, "\nbad");
 			for (j = 0; j < 20; j++)
-				buf_addf(&b, "%s%d", j ? "," : "", 96000 + (int)((i * 11 + j * 17) % 2000));
-			buf_adds(&b, "]}");
+				buf_addf(&b, "\t%d", 96000 + (int)((i * 11 + j * 17) % 2000));
+			buf_adds(&b, "\n");
 		}
-		buf_adds(&b, "]}]}\n");
 		buf_reset(&path);
-		buf_addf(&path, "%s/samples/%lld.json", argv[1], (long long)id);
+		buf_addf(&path, "%s/samples/%lld.tsv", argv[1], (long long)id);
 		if (!ret)
 			ret = dir_write_file_mode(path.data, b.data, b.len, 0600, 0, &err);
 	}
