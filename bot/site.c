@@ -385,13 +385,14 @@ static void gather_links(struct site_input *in)
 int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
 		struct site_input *in, struct buf *err)
 {
-	struct buf cache = BUF_INIT, salt = BUF_INIT, path = BUF_INIT;
-	size_t i, hint = 0;
-	int ret = 0;
+	size_t i;
 
 	memset(in, 0, sizeof(*in));
 	in->cfg = cfg;
 	in->now = now;
+	in->dir = dir;
+	in->full = full;
+	buf_init(&in->salt);
 	manifest_read(dir, &in->manifest);
 	if (status_gather(cfg, now, &in->status, err) < 0)
 		return -1;
@@ -408,60 +409,66 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 		memset(s, 0, sizeof(*s));
 		s->r = r;
 		s->t = status_tracked_of(&in->status, r->id);
-		{
-			struct value *o = status_report_json(&in->status, r);
-			struct buf b = BUF_INIT;
-
-			value_write_json(&b, o, 0);
-			s->json = buf_detach(&b, &s->json_len);
-			value_free(o);
-		}
 	}
 	gather_links(in);
-	site_salt(cfg, now, &salt);
-	for (i = 0; i < in->nr && !ret; i++) {
-		struct site_report *s = &in->v[i];
-		const struct site_manifest_entry *e;
-		struct stat sb;
+	site_salt(cfg, now, &in->salt);
+	return 0;
+}
 
-		if (fingerprint(s, &salt, err) < 0) {
-			ret = -1;
-			break;
+/* s->json (its status --json object) and s->fp; s->cached when its page
+ * is as the manifest has it (same fingerprint, its file of that size).
+ * Pure but for a stat(); run by the threads of render_reports(). */
+static int report_prepare(const struct site_input *in, struct site_report *s, size_t hint,
+			  struct buf *err)
+{
+	const struct site_manifest_entry *e;
+	struct value *o = status_report_json(&in->status, s->r);
+	struct buf b = BUF_INIT;
+	struct stat sb;
+
+	value_write_json(&b, o, 0);
+	value_free(o);
+	s->json = buf_detach(&b, &s->json_len);
+	if (fingerprint(s, &in->salt, err) < 0)
+		return -1;
+	if (in->full)
+		return 0;
+	buf_addf(&b, "report/%lld.html", (long long)s->r->id);
+	e = manifest_find(&in->manifest, b.data, &hint);
+	buf_reset(&b);
+	if (e && !strcmp(e->fp, s->fp)) {
+		buf_addf(&b, "%s/report/%lld.html", in->dir, (long long)s->r->id);
+		if (stat(b.data, &sb) == 0 && (unsigned long long)sb.st_size == e->size) {
+			s->cached = 1;
+			names_split(&s->subsystems, e->subsystems);
+			names_split(&s->lists, e->lists);
 		}
-		buf_reset(&path);
-		buf_addf(&path, "report/%lld.html", (long long)s->r->id);
-		e = manifest_find(&in->manifest, path.data, &hint);
-		if (full || !e || strcmp(e->fp, s->fp))
-			continue;
-		buf_reset(&path);
-		buf_addf(&path, "%s/report/%lld.html", dir, (long long)s->r->id);
-		if (stat(path.data, &sb) < 0 || (unsigned long long)sb.st_size != e->size)
-			continue;
-		s->cached = 1;
-		names_split(&s->subsystems, e->subsystems);
-		names_split(&s->lists, e->lists);
 	}
-	for (i = 0; i < in->nr && !ret; i++) {
-		if (in->v[i].cached)
-			continue;
-		/* one read transaction for all of them: one lock, one
-		 * snapshot, not one a query */
-		if (state_open(cfg->state, &in->st, err) < 0 || state_begin_read(in->st, err) < 0) {
-			ret = -1;
-			break;
-		}
-		/* routing as send did it, with send's cache of MAINTAINERS
-		 * parses */
-		if (cfg->route_file && repo_open(cfg->repo, &in->repo, NULL) == 0) {
-			buf_addf(&cache, "%s/cache", cfg->state);
-			in->route = route_new(cfg, in->repo, cache.data);
-		}
-		break;
+	buf_release(&b);
+	return 0;
+}
+
+/* in->st in one read transaction (one lock, one snapshot for every
+ * report's details, not one a query) and routing as send did it, with
+ * send's cache of MAINTAINERS parses: at the first report whose page is
+ * made.  Under the state's lock. */
+static int details_open(struct site_input *in, struct buf *err)
+{
+	struct buf cache = BUF_INIT;
+
+	if (in->st)
+		return 0;
+	if (state_open(in->cfg->state, &in->st, err) < 0 || state_begin_read(in->st, err) < 0) {
+		state_close(in->st);
+		in->st = NULL;
+		return -1;
+	}
+	if (in->cfg->route_file && repo_open(in->cfg->repo, &in->repo, NULL) == 0) {
+		buf_addf(&cache, "%s/cache", in->cfg->state);
+		in->route = route_new(in->cfg, in->repo, cache.data);
 	}
 	buf_release(&cache);
-	buf_release(&salt);
-	buf_release(&path);
-	return ret;
+	return 0;
 }
 
 /* What only s's page shows (gather_details()'s but its names): released
@@ -492,6 +499,7 @@ void site_input_release(struct site_input *in)
 	manifest_release(&in->manifest);
 	free(in->v);
 	status_release(&in->status);
+	buf_release(&in->salt);
 	route_free(in->route);
 	repo_free(in->repo);
 	if (in->st)
@@ -1183,14 +1191,19 @@ static void *reports_work(void *arg)
 		pthread_mutex_unlock(&job->lock);
 		if (i >= in->nr)
 			break;
-		if (in->v[i].cached) {
+		buf_reset(&err);
+		if (report_prepare(in, &in->v[i], job->first + i, &err) < 0) {
+			e = -1;
+		} else if (in->v[i].cached) {
 			keep_report(&in->v[i], &job->pages[i]);
 			continue;
+		} else {
+			pthread_mutex_lock(&job->state_lock);
+			e = details_open(in, &err);
+			if (e == 0)
+				e = gather_details(in->st, in->route, &in->v[i], &err);
+			pthread_mutex_unlock(&job->state_lock);
 		}
-		buf_reset(&err);
-		pthread_mutex_lock(&job->state_lock);
-		e = gather_details(in->st, in->route, &in->v[i], &err);
-		pthread_mutex_unlock(&job->state_lock);
 		if (e == 0)
 			e = page_report(&c, &in->v[i], &job->pages[i]) < 0 ? 1 : 0;
 		details_release(&in->v[i]);

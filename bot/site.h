@@ -94,6 +94,10 @@ struct site_manifest {
 struct site_input {
 	const struct config *cfg;
 	int64_t now;
+	const char *dir;		/* the site's folder */
+	int full;			/* every page made, whatever the manifest */
+	struct buf salt;		/* what every page depends on besides its
+					   report (site.c: site_salt()) */
 	struct site_manifest manifest;	/* the site folder's, as the run began */
 	struct status status;
 	struct site_report *v;		/* oldest first */
@@ -107,15 +111,18 @@ struct site_input {
 };
 
 /* Fills *in from the state of cfg (read only; no state yet is an empty
- * site) and the manifest of the site folder dir.  A report whose
- * fingerprint (a SHA-256 of its status --json object, its activity and
- * fix dates, the day of now in perfbot.timezone, and a salt of perfbot's
- * version, the configuration file and every file of the site's template
- * folders) is the one the manifest has for its page is not gathered
- * whole nor rendered again, unless full.  The subsystems and lists come from routing each head commit
- * again as send did (route.h; perfbot.repo, route.maintainersFile): the
- * state keeps only their people.  A repository that cannot be opened, a
- * commit it lacks, or routing off leaves them empty, never an error.  0, or -1 with a message; site_input_release() it either way. */
+ * site) and the manifest of the site folder dir (kept: in->dir).  Each
+ * report's fingerprint (a SHA-256 of its status --json object, its
+ * activity and fix dates, the day of now in perfbot.timezone, and a salt
+ * of perfbot's version, the configuration file and every file of the
+ * site's template folders) is taken by site_render() as it comes to the
+ * report: one the manifest has for its page (unless full) means the page
+ * is neither gathered whole nor rendered again.  The subsystems and lists
+ * come from routing each head commit again as send did (route.h;
+ * perfbot.repo, route.maintainersFile): the state keeps only their
+ * people.  A repository that cannot be opened, a commit it lacks, or
+ * routing off leaves them empty, never an error.  0, or -1 with a
+ * message; site_input_release() it either way. */
 int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
 		struct site_input *in, struct buf *err);
 void site_input_release(struct site_input *in);
