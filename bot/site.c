@@ -374,6 +374,16 @@ static void gather_links(struct site_input *in)
 		s->requests = xrealloc(s->requests, (s->nr_requests + 1) * sizeof(*s->requests));
 		s->requests[s->nr_requests++] = i;
 	}
+	for (i = 0; i < in->status.reports.nr; i++) {
+		const struct state_report *r = &in->status.reports.v[i];
+		struct site_report *s;
+
+		/* reports.json shows the sent follow-ups of published reports */
+		if (r->kind != STATE_KIND_FOLLOWUP || !r->sent || !(s = site_of(in, r->thread_id)))
+			continue;
+		s->followups = xrealloc(s->followups, (s->nr_followups + 1) * sizeof(*s->followups));
+		s->followups[s->nr_followups++] = i;
+	}
 	for (i = 0; i < in->nr; i++) {
 		struct site_report *s = &in->v[i];
 
@@ -494,8 +504,12 @@ void site_input_release(struct site_input *in)
 		state_names_release(&in->v[i].lists);
 		free(in->v[i].commands);
 		free(in->v[i].requests);
+		free(in->v[i].followups);
 		free(in->v[i].json);
 	}
+	for (i = 0; i < in->nr_pieces; i++)
+		site_piece_release(&in->pieces[i]);
+	free(in->pieces);
 	manifest_release(&in->manifest);
 	free(in->v);
 	status_release(&in->status);
@@ -1148,6 +1162,265 @@ static int page_report(struct render_ctx *c, const struct site_report *s, struct
 	return ret;
 }
 
+/* ---- each report's pieces ------------------------------------------- */
+
+static const char *const roots[SITE_ROOTS] = { "", "../../", "../" };
+
+void site_piece_release(struct site_piece *p)
+{
+	size_t i;
+
+	free(p->family);
+	free(p->tree);
+	free(p->state);
+	free(p->subject);
+	state_names_release(&p->subsystems);
+	state_names_release(&p->lists);
+	for (i = 0; i < SITE_ROOTS; i++)
+		free(p->row[i]);
+	for (i = 0; i < p->nr_entries; i++) {
+		struct site_entry *e = &p->entries[i];
+
+		free(e->urn);
+		free(e->title);
+		free(e->posted_subject);
+		free(e->posted_version);
+		free(e->posted_author);
+		free(e->posted_evidence);
+		free(e->posted_mid);
+		free(e->verdict);
+	}
+	free(p->entries);
+	for (i = 0; i < p->nr_json; i++)
+		free(p->json[i].text);
+	free(p->json);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A urn:uuid: made of the SHA-256 of text (RFC 4122's layout, version 8:
+ * stable for one text, unlike a random one), into out. */
+static int urn_of(struct buf *out, const char *text, struct buf *err)
+{
+	unsigned char d[HASH_SHA256_RAWSZ];
+	struct buf hex = BUF_INIT;
+
+	if (hash_sha256(text, strlen(text), d, err) < 0)
+		return -1;
+	d[6] = (unsigned char)((d[6] & 0x0f) | 0x80);
+	d[8] = (unsigned char)((d[8] & 0x3f) | 0x80);
+	hash_hex(&hex, d, 16);
+	buf_addf(out, "urn:uuid:%.8s-%.4s-%.4s-%.4s-%.12s", hex.data, hex.data + 8, hex.data + 12,
+		 hex.data + 16, hex.data + 20);
+	buf_release(&hex);
+	return 0;
+}
+
+static struct site_entry *entry_new(struct site_piece *p, int kind, int64_t when)
+{
+	struct site_entry *e;
+
+	p->entries = xrealloc(p->entries, (p->nr_entries + 1) * sizeof(*p->entries));
+	e = &p->entries[p->nr_entries++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->when = when;
+	return e;
+}
+
+/* s's feed entries: its mail, its state when not open, each fix posted
+ * for it (every version) and each test request answered. */
+static int piece_entries(const struct site_input *in, const struct site_report *s,
+			 struct site_piece *p, struct buf *err)
+{
+	struct buf b = BUF_INIT, urn = BUF_INIT;
+	struct site_entry *e;
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; s->t && k < s->t->nr_posted; k++) {
+		const struct state_posted_fix *f = &s->t->posted[k];
+
+		e = entry_new(p, 2, f->recorded);
+		e->posted_subject = xstrdup(f->subject);
+		buf_reset(&b);
+		buf_addf(&b, "v%u", f->version);
+		e->posted_version = xstrdup(b.data);
+		buf_reset(&b);
+		if (*f->author_name)
+			buf_addf(&b, "%s <%s>", f->author_name, f->author_email);
+		else
+			buf_adds(&b, f->author_email);
+		e->posted_author = xstrdup(b.data);
+		e->posted_evidence = xstrdup(fix_kind_name(f->kind));
+		e->posted_mid = xstrdup(f->message_id);
+		e->posted_date = f->date;
+		e->posted_superseded = !f->latest;
+		buf_reset(&b);
+		buf_addf(&b, "perfbot-site:posted:%s:%s", f->message_id, s->r->message_id);
+		buf_reset(&urn);
+		if ((ret = urn_of(&urn, b.data, err)) < 0)
+			goto out;
+		e->urn = xstrdup(urn.data);
+		buf_reset(&b);
+		buf_addf(&b, "[fix posted v%u] %s", f->version, s->r->subject);
+		e->title = xstrdup(b.data);
+	}
+	for (k = 0; k < s->nr_requests; k++) {
+		const struct state_request *q = &in->status.requests.v[s->requests[k]];
+
+		if (!q->verdict)
+			continue;
+		e = entry_new(p, 3, q->changed);
+		e->request = q->id;
+		e->verdict = xstrdup(q->verdict);
+		/* a later result of the same request is a new entry */
+		buf_reset(&b);
+		buf_addf(&b, "perfbot-site:request:%lld:%lld:%s", (long long)q->id,
+			 (long long)q->results, q->verdict);
+		buf_reset(&urn);
+		if ((ret = urn_of(&urn, b.data, err)) < 0)
+			goto out;
+		e->urn = xstrdup(urn.data);
+		buf_reset(&b);
+		buf_addf(&b, "[test %lld: %s] %s", (long long)q->id, q->verdict, s->r->subject);
+		e->title = xstrdup(b.data);
+	}
+	for (k = 0; k < 2; k++) {
+		if (k && s->r->verdict == STATE_VERDICT_OPEN)
+			break;
+		e = entry_new(p, (int)k, k ? (s->changed ? s->changed : last_activity(s)) : s->r->sent);
+		buf_reset(&b);
+		buf_addf(&b, "perfbot-site:%s:%s", k ? state_verdict_name(s->r->verdict) : "report",
+			 s->r->message_id);
+		buf_reset(&urn);
+		if ((ret = urn_of(&urn, b.data, err)) < 0)
+			goto out;
+		e->urn = xstrdup(urn.data);
+		buf_reset(&b);
+		if (k)
+			buf_addf(&b, "[%s] ", state_verdict_name(s->r->verdict));
+		buf_adds(&b, s->r->subject);
+		e->title = xstrdup(b.data);
+	}
+out:
+	buf_release(&b);
+	buf_release(&urn);
+	return ret;
+}
+
+/* The C1 controls and the bidirectional controls as \\uXXXX, never raw
+ * (they occur in JSON strings only, where the escape means the same). */
+static void json_escape_controls(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const unsigned char *u = (const unsigned char *)s + i;
+		unsigned cp = 0, n = 0;
+		size_t plain = 0;
+
+		/* ASCII goes as it is, in runs */
+		while (i + plain < len && u[plain] < 0x80)
+			plain++;
+		if (plain) {
+			buf_add(out, s + i, plain);
+			i += plain;
+			continue;
+		}
+
+		if (u[0] == 0xc2 && i + 1 < len && u[1] >= 0x80 && u[1] <= 0x9f)
+			cp = u[1], n = 2;
+		else if (u[0] == 0xd8 && i + 1 < len && u[1] == 0x9c)
+			cp = 0x61c, n = 2;
+		else if (u[0] == 0xe2 && i + 2 < len && (u[1] == 0x80 || u[1] == 0x81)) {
+			unsigned c = 0x2000 + ((u[1] & 0x3fu) << 6) + (u[2] & 0x3fu);
+
+			if (c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+			    (c >= 0x2066 && c <= 0x2069))
+				cp = c, n = 3;
+		}
+		if (n) {
+			buf_addf(out, "\\u%04x", cp);
+			i += n;
+		} else {
+			buf_addc(out, s[i++]);
+		}
+	}
+}
+
+/* A line of reports.json: the status object text (one line of JSON), with
+ * "page" added at its end, the controls escaped. */
+static void piece_json(struct site_piece *p, int64_t id, const char *text, size_t len,
+		       int64_t thread)
+{
+	struct buf b = BUF_INIT, out = BUF_INIT;
+	struct site_json *j;
+
+	buf_add(&b, text, len - 1);	/* its closing brace */
+	buf_addf(&b, ",\"page\":\"report/%lld.html\"}", (long long)thread);
+	json_escape_controls(&out, b.data, b.len);
+	p->json = xrealloc(p->json, (p->nr_json + 1) * sizeof(*p->json));
+	j = &p->json[p->nr_json++];
+	j->id = id;
+	j->text = buf_detach(&out, &j->len);
+	buf_release(&b);
+}
+
+/* s's piece (pure): its rows, feed entries and lines of reports.json. */
+static int piece_make(struct render_ctx *c, const struct site_report *s, struct site_piece *p)
+{
+	const struct site_input *in = c->in;
+	struct buf b = BUF_INIT;
+	size_t k;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->id = s->r->id;
+	p->activity = last_activity(s);
+	p->open = s->r->verdict == STATE_VERDICT_OPEN;
+	tree_family(&b, tree_of(s));
+	p->family = buf_detach(&b, NULL);
+	p->tree = xstrdup(tree_of(s) ? tree_of(s) : "");
+	p->state = xstrdup(state_verdict_name(s->r->verdict));
+	p->subject = xstrdup(s->r->subject);
+	for (k = 0; k < s->subsystems.nr; k++)
+		names_add(&p->subsystems, s->subsystems.v[k], strlen(s->subsystems.v[k]));
+	for (k = 0; k < s->lists.nr; k++)
+		names_add(&p->lists, s->lists.v[k], strlen(s->lists.v[k]));
+	for (k = 0; k < SITE_ROOTS && !ret; k++) {
+		struct value *v;
+		const struct template *t;
+		const char *name = p->open ? "row.html" : k ? "row-closed-group.html" : "row-closed.html";
+
+		if (k == 2 && !p->subsystems.nr && !p->lists.nr)
+			break;	/* on no subsystem's or list's page */
+		v = row_view(in, s, roots[k]);
+		buf_reset(&b);
+		if (template_set_get(c->set, name, &t, c->err) < 0 ||
+		    template_render(c->set, t, v, NULL, &b, c->err) < 0)
+			ret = err_prefix(c->err, "report %lld's row: ", (long long)p->id);
+		else
+			p->row[k] = buf_detach(&b, NULL);
+		value_free(v);
+	}
+	if (!ret)
+		ret = piece_entries(in, s, p, c->err);
+	if (!ret) {
+		piece_json(p, s->r->id, s->json, s->json_len, s->r->id);
+		for (k = 0; k < s->nr_followups; k++) {
+			const struct state_report *f = &in->status.reports.v[s->followups[k]];
+			struct value *o = status_report_json(&in->status, f);
+
+			buf_reset(&b);
+			value_write_json(&b, o, 0);
+			value_free(o);
+			piece_json(p, f->id, b.data, b.len, s->r->id);
+		}
+	}
+	buf_release(&b);
+	return ret;
+}
+
 /* The report pages are made by a thread per CPU (at most SITE_THREADS, and
  * one per 16 reports) at once: each page is its own (its details read
  * under the state's lock, its samples read and drawn, its values built
@@ -1196,7 +1469,7 @@ static void *reports_work(void *arg)
 			e = -1;
 		} else if (in->v[i].cached) {
 			keep_report(&in->v[i], &job->pages[i]);
-			continue;
+			e = piece_make(&c, &in->v[i], &in->pieces[i]) < 0 ? 1 : 0;
 		} else {
 			pthread_mutex_lock(&job->state_lock);
 			e = details_open(in, &err);
@@ -1204,11 +1477,12 @@ static void *reports_work(void *arg)
 				e = gather_details(in->st, in->route, &in->v[i], &err);
 			pthread_mutex_unlock(&job->state_lock);
 		}
-		if (e == 0)
-			e = page_report(&c, &in->v[i], &job->pages[i]) < 0 ? 1 : 0;
+		if (e == 0 && !in->v[i].cached)
+			e = page_report(&c, &in->v[i], &job->pages[i]) < 0 ||
+			    piece_make(&c, &in->v[i], &in->pieces[i]) < 0 ? 1 : 0;
 		details_release(&in->v[i]);
 		/* written at once: 10,000 pages are not all held */
-		if (e == 0 && c.writer &&
+		if (e == 0 && c.writer && !in->v[i].cached &&
 		    site_write_page(c.writer, &job->pages[i], job->first + i, &err) < 0)
 			e = -1;
 		if (e) {
@@ -1241,6 +1515,8 @@ static int render_reports(struct render_ctx *c, struct site_input *in)
 	if (nr > in->nr / 16 + 1)
 		nr = in->nr / 16 + 1;
 	ALLOC_GROW(c->out->v, c->out->nr + in->nr, c->out->alloc);
+	in->pieces = xcalloc(in->nr + 1, sizeof(*in->pieces));
+	in->nr_pieces = in->nr;
 	job.c = c;
 	job.in = in;
 	job.pages = c->out->v + c->out->nr;
@@ -1270,77 +1546,81 @@ static int render_reports(struct render_ctx *c, struct site_input *in)
 
 /* ---- lists and feeds ------------------------------------------------ */
 
-/* Reports by last activity, newest first (then by number). */
+/* The pieces by last activity, newest first (then by number). */
 static const struct site_input *sort_in;
 
 static int by_activity(const void *a, const void *b)
 {
-	const struct site_report *x = &sort_in->v[*(const size_t *)a];
-	const struct site_report *y = &sort_in->v[*(const size_t *)b];
-	int64_t tx = last_activity(x), ty = last_activity(y);
+	const struct site_piece *x = &sort_in->pieces[*(const size_t *)a];
+	const struct site_piece *y = &sort_in->pieces[*(const size_t *)b];
 
-	if (tx != ty)
-		return tx > ty ? -1 : 1;
-	return x->r->id > y->r->id ? -1 : x->r->id < y->r->id;
+	if (x->activity != y->activity)
+		return x->activity > y->activity ? -1 : 1;
+	return x->id > y->id ? -1 : x->id < y->id;
 }
 
-static size_t *sorted_reports(const struct site_input *in)
+static size_t *sorted_pieces(const struct site_input *in)
 {
-	size_t *idx = xcalloc(in->nr + 1, sizeof(*idx)), i;
+	size_t *idx = xcalloc(in->nr_pieces + 1, sizeof(*idx)), i;
 
-	for (i = 0; i < in->nr; i++)
+	for (i = 0; i < in->nr_pieces; i++)
 		idx[i] = i;
 	sort_in = in;
-	qsort(idx, in->nr, sizeof(*idx), by_activity);
+	qsort(idx, in->nr_pieces, sizeof(*idx), by_activity);
 	sort_in = NULL;
 	return idx;
 }
 
+/* A row of a list: the piece's text at root k. */
+static void push_row(struct value *list, const struct site_piece *p, size_t k)
+{
+	struct value *o = value_array_push(list, value_new_object());
+
+	value_object_add_string(o, "html", p->row[k] ? p->row[k] : "");
+}
+
 /* A list of reports: the open ones (grouped by tree when group), then the
- * fixed and closed ones.  keep(s, arg) chooses the reports. */
+ * fixed and closed ones, at root k.  keep(p, arg) chooses the reports. */
 static void add_lists(struct value *v, const struct site_input *in, const size_t *idx,
-		      const char *root, int group,
-		      int (*keep)(const struct site_report *, const void *), const void *arg)
+		      size_t k, int group,
+		      int (*keep)(const struct site_piece *, const void *), const void *arg)
 {
 	struct value *groups = value_object_add(v, "groups", value_new_array());
 	struct value *closed = value_new_array(), *open = value_new_array();
-	struct buf fam = BUF_INIT, b = BUF_INIT;
+	struct buf b = BUF_INIT;
 	size_t i, j, nr_open = 0;
 
-	for (i = 0; i < in->nr; i++) {
-		const struct site_report *s = &in->v[idx[i]];
+	for (i = 0; i < in->nr_pieces; i++) {
+		const struct site_piece *p = &in->pieces[idx[i]];
 
-		if (keep && !keep(s, arg))
+		if (keep && !keep(p, arg))
 			continue;
-		if (s->r->verdict != STATE_VERDICT_OPEN) {
-			value_array_push(closed, row_view(in, s, root));
+		if (!p->open) {
+			push_row(closed, p, k);
 			continue;
 		}
 		nr_open++;
 		if (!group) {
-			value_array_push(open, row_view(in, s, root));
+			push_row(open, p, k);
 			continue;
 		}
 		/* regzbot's grouping: a section per tree, in order of its
 		 * newest activity */
-		buf_reset(&fam);
-		tree_family(&fam, tree_of(s));
 		for (j = 0; j < groups->nr; j++)
-			if (!strcmp(value_object_get(groups->items[j], "tree")->str, fam.data))
+			if (!strcmp(value_object_get(groups->items[j], "tree")->str, p->family))
 				break;
 		if (j == groups->nr) {
 			struct value *g = value_array_push(groups, value_new_object());
 
-			value_object_add_string(g, "tree", fam.data);
+			value_object_add_string(g, "tree", p->family);
 			buf_reset(&b);
-			buf_addf(&b, "%stree/", root);
-			site_file_name(&b, fam.data);
+			buf_addf(&b, "%stree/", roots[k]);
+			site_file_name(&b, p->family);
 			buf_adds(&b, "/index.html");
 			value_object_add_string(g, "page", b.data);
 			value_object_add(g, "rows", value_new_array());
 		}
-		value_array_push((struct value *)value_object_get(groups->items[j], "rows"),
-				 row_view(in, s, root));
+		push_row((struct value *)value_object_get(groups->items[j], "rows"), p, k);
 	}
 	if (!group && open->nr) {
 		struct value *g = value_array_push(groups, value_new_object());
@@ -1355,103 +1635,74 @@ static void add_lists(struct value *v, const struct site_input *in, const size_t
 	value_object_add(v, "nr_open", value_new_integer((int64_t)nr_open));
 	value_object_add_bool(v, "has_closed", closed->nr > 0);
 	value_object_add(v, "closed", closed);
-	buf_release(&fam);
 	buf_release(&b);
 }
 
-/* A feed's entries: a report's mail, its state when not open, each fix
- * posted for it (every version) and each test request answered. */
+/* A feed's entry: one of a piece's. */
 struct entry {
-	const struct site_report *s;
-	int state;	/* 0: the new report; 1: its state changed; 2: a
-			   fix posted (p); 3: a request answered (q) */
-	int64_t when;
-	const struct state_posted_fix *p;
-	const struct state_request *q;
+	const struct site_piece *p;
+	const struct site_entry *e;
 };
 
 static int by_when(const void *a, const void *b)
 {
-	const struct entry *x = a, *y = b;
+	const struct site_entry *x = ((const struct entry *)a)->e, *y = ((const struct entry *)b)->e;
+	int64_t ix = ((const struct entry *)a)->p->id, iy = ((const struct entry *)b)->p->id;
 
 	if (x->when != y->when)
 		return x->when > y->when ? -1 : 1;
-	if (x->s->r->id != y->s->r->id)
-		return x->s->r->id > y->s->r->id ? -1 : 1;
-	if (x->state != y->state)
-		return y->state - x->state;
+	if (ix != iy)
+		return ix > iy ? -1 : 1;
+	if (x->kind != y->kind)
+		return y->kind - x->kind;
 	/* fixes posted or requests answered in one run: a total order, newest
 	 * first, whatever qsort() does with ties */
-	if (x->p && y->p && x->p->date != y->p->date)
-		return x->p->date > y->p->date ? -1 : 1;
-	if (x->p && y->p)
-		return strcmp(y->p->message_id, x->p->message_id);
-	if (x->q && y->q && x->q->id != y->q->id)
-		return x->q->id > y->q->id ? -1 : 1;
+	if (x->kind == 2 && x->posted_date != y->posted_date)
+		return x->posted_date > y->posted_date ? -1 : 1;
+	if (x->kind == 2)
+		return strcmp(y->posted_mid, x->posted_mid);
+	if (x->kind == 3 && x->request != y->request)
+		return x->request > y->request ? -1 : 1;
 	return 0;
 }
 
-/* A urn:uuid: made of the SHA-256 of text (RFC 4122's layout, version 8:
- * stable for one text, unlike a random one). */
-static int add_urn(struct value *v, const char *key, const char *text, struct buf *err)
+/* A fix posted as the pages show it (posted_view()'s, from the entry). */
+static struct value *entry_posted(const struct config *cfg, const struct site_entry *e)
 {
-	unsigned char d[HASH_SHA256_RAWSZ];
-	struct buf b = BUF_INIT, hex = BUF_INIT;
+	struct value *v = value_new_object();
 
-	if (hash_sha256(text, strlen(text), d, err) < 0)
-		return -1;
-	d[6] = (unsigned char)((d[6] & 0x0f) | 0x80);
-	d[8] = (unsigned char)((d[8] & 0x3f) | 0x80);
-	hash_hex(&hex, d, 16);
-	buf_addf(&b, "urn:uuid:%.8s-%.4s-%.4s-%.4s-%.12s", hex.data, hex.data + 8, hex.data + 12,
-		 hex.data + 16, hex.data + 20);
-	value_object_add_string(v, key, b.data);
-	buf_release(&b);
-	buf_release(&hex);
-	return 0;
+	value_object_add_string(v, "subject", e->posted_subject);
+	value_object_add_string(v, "version", e->posted_version);
+	value_object_add_string(v, "author", e->posted_author);
+	add_time(v, "date", e->posted_date);
+	value_object_add_string(v, "evidence", e->posted_evidence);
+	value_object_add_string(v, "message_id", e->posted_mid);
+	value_object_add_bool(v, "superseded", e->posted_superseded);
+	add_archive_link(v, cfg, e->posted_mid);
+	return v;
 }
 
-static int render_feed(struct render_ctx *c, const char *path, const char *root,
-		       const char *title, int (*keep)(const struct site_report *, const void *),
-		       const void *arg)
+static int render_feed(struct render_ctx *c, const char *path, size_t k, const char *title,
+		       int (*keep)(const struct site_piece *, const void *), const void *arg)
 {
 	const struct site_input *in = c->in;
 	struct entry *e;
-	struct value *v = page_view(in, root, path), *list;
+	struct value *v = page_view(in, roots[k], path), *list;
 	struct buf b = BUF_INIT;
-	size_t i, k, n = 0, max = 1;
+	size_t i, j, n = 0, max = 1;
 	int ret = -1;
 
-	for (i = 0; i < in->nr; i++)
-		max += 2 + (in->v[i].t ? in->v[i].t->nr_posted : 0) + in->v[i].nr_requests;
+	for (i = 0; i < in->nr_pieces; i++)
+		max += in->pieces[i].nr_entries;
 	e = xcalloc(max, sizeof(*e));
-	for (i = 0; i < in->nr; i++) {
-		const struct site_report *s = &in->v[i];
+	for (i = 0; i < in->nr_pieces; i++) {
+		const struct site_piece *p = &in->pieces[i];
 
-		if (keep && !keep(s, arg))
+		if (keep && !keep(p, arg))
 			continue;
-		for (k = 0; s->t && k < s->t->nr_posted; k++) {
-			e[n].s = s;
-			e[n].state = 2;
-			e[n].p = &s->t->posted[k];
-			e[n++].when = s->t->posted[k].recorded;
-		}
-		for (k = 0; k < s->nr_requests; k++) {
-			const struct state_request *q = &in->status.requests.v[s->requests[k]];
-
-			if (!q->verdict)
-				continue;
-			e[n].s = s;
-			e[n].state = 3;
-			e[n].q = q;
-			e[n++].when = q->changed;
-		}
-		e[n].s = s;
-		e[n++].when = s->r->sent;
-		if (s->r->verdict != STATE_VERDICT_OPEN) {
-			e[n].s = s;
-			e[n].state = 1;
-			e[n++].when = s->changed ? s->changed : last_activity(s);
+		for (j = 0; j < p->nr_entries; j++) {
+			e[n].p = p;
+			e[n++].e = &p->entries[j];
 		}
 	}
 	qsort(e, n, sizeof(*e), by_when);
@@ -1467,59 +1718,48 @@ static int render_feed(struct render_ctx *c, const char *path, const char *root,
 	buf_reset(&b);
 	buf_addf(&b, "perfbot-site:%s:%s", in->cfg->site_url ? in->cfg->site_url : in->cfg->from,
 		 path);
-	if (add_urn(v, "id", b.data, c->err) < 0)
-		goto out;
+	{
+		struct buf urn = BUF_INIT;
+
+		if (urn_of(&urn, b.data, c->err) < 0) {
+			buf_release(&urn);
+			goto out;
+		}
+		value_object_add_string(v, "id", urn.data);
+		buf_release(&urn);
+	}
 	/* a feed with no entry has never changed: the epoch, not the clock,
 	 * so that a run with nothing new writes nothing */
-	add_time(v, "updated", n ? e[0].when : 0);
+	add_time(v, "updated", n ? e[0].e->when : 0);
 	list = value_object_add(v, "entries", value_new_array());
 	for (i = 0; i < n; i++) {
-		const struct site_report *s = e[i].s;
+		const struct site_piece *p = e[i].p;
+		const struct site_entry *x = e[i].e;
 		struct value *o = value_array_push(list, value_new_object());
 
-		buf_reset(&b);
-		if (e[i].state == 2)
-			buf_addf(&b, "perfbot-site:posted:%s:%s", e[i].p->message_id, s->r->message_id);
-		else if (e[i].state == 3)
-			/* a later result of the same request is a new entry */
-			buf_addf(&b, "perfbot-site:request:%lld:%lld:%s", (long long)e[i].q->id,
-				 (long long)e[i].q->results, e[i].q->verdict);
-		else
-			buf_addf(&b, "perfbot-site:%s:%s",
-				 e[i].state ? state_verdict_name(s->r->verdict) : "report",
-				 s->r->message_id);
-		if (add_urn(o, "id", b.data, c->err) < 0)
-			goto out;
-		buf_reset(&b);
-		if (e[i].state == 1)
-			buf_addf(&b, "[%s] ", state_verdict_name(s->r->verdict));
-		else if (e[i].state == 2)
-			buf_addf(&b, "[fix posted v%u] ", e[i].p->version);
-		else if (e[i].state == 3)
-			buf_addf(&b, "[test %lld: %s] ", (long long)e[i].q->id, e[i].q->verdict);
-		buf_adds(&b, s->r->subject);
-		value_object_add_string(o, "title", b.data);
-		add_time(o, "updated", e[i].when);
+		value_object_add_string(o, "id", x->urn);
+		value_object_add_string(o, "title", x->title);
+		add_time(o, "updated", x->when);
 		buf_reset(&b);
 		if (in->cfg->site_url)
-			buf_addf(&b, "%sreport/%lld.html", in->cfg->site_url, (long long)s->r->id);
+			buf_addf(&b, "%sreport/%lld.html", in->cfg->site_url, (long long)p->id);
 		else
-			buf_addf(&b, "%sreport/%lld.html", root, (long long)s->r->id);
+			buf_addf(&b, "%sreport/%lld.html", roots[k], (long long)p->id);
 		value_object_add_string(o, "link", b.data);
-		value_object_add_string(o, "tree", tree_of(s) ? tree_of(s) : "");
-		value_object_add_string(o, "state", state_verdict_name(s->r->verdict));
-		value_object_add_bool(o, "new", e[i].state == 0);
-		value_object_add_bool(o, "changed", e[i].state == 1);
-		value_object_add_string(o, "report", s->r->subject);
-		if (e[i].state == 2)
-			value_object_add(o, "posted", posted_view(in->cfg, e[i].p));
+		value_object_add_string(o, "tree", p->tree);
+		value_object_add_string(o, "state", p->state);
+		value_object_add_bool(o, "new", x->kind == 0);
+		value_object_add_bool(o, "changed", x->kind == 1);
+		value_object_add_string(o, "report", p->subject);
+		if (x->kind == 2)
+			value_object_add(o, "posted", entry_posted(in->cfg, x));
 		else
 			value_object_add_bool(o, "posted", 0);
-		if (e[i].state == 3) {
+		if (x->kind == 3) {
 			struct value *r = value_object_add(o, "answered", value_new_object());
 
-			value_object_add(r, "number", value_new_integer(e[i].q->id));
-			value_object_add_string(r, "verdict", e[i].q->verdict);
+			value_object_add(r, "number", value_new_integer(x->request));
+			value_object_add_string(r, "verdict", x->verdict);
 		} else {
 			value_object_add_bool(o, "answered", 0);
 		}
@@ -1532,53 +1772,47 @@ out:
 	return ret;
 }
 
+static int keep_family(const struct site_piece *p, const void *arg)
+{
+	return !strcmp(p->family, arg);
+}
+
 struct group_key {
 	const char *name;
 	int subsystems;		/* 1: a subsystem's; 0: a list's */
 };
 
-static int keep_family(const struct site_report *s, const void *arg)
+static int keep_name(const struct site_piece *p, const void *arg)
 {
-	struct buf fam = BUF_INIT;
-	int r;
-
-	tree_family(&fam, tree_of(s));
-	r = !strcmp(fam.data, arg);
-	buf_release(&fam);
-	return r;
-}
-
-static int keep_name(const struct site_report *s, const void *arg)
-{
-	const struct state_names *n = ((const struct group_key *)arg)->subsystems ?
-				      &s->subsystems : &s->lists;
+	const struct group_key *key = arg;
+	const struct state_names *n = key->subsystems ? &p->subsystems : &p->lists;
 	size_t i;
 
 	for (i = 0; i < n->nr; i++)
-		if (!strcmp(n->v[i], ((const struct group_key *)arg)->name))
+		if (!strcmp(n->v[i], key->name))
 			return 1;
 	return 0;
 }
 
-/* A group's page and its feed: page and feed paths from the top, root the
- * way back up. */
+/* A group's page and its feed: page and feed paths from the top, at root
+ * k. */
 static int render_group(struct render_ctx *c, const size_t *idx, const char *kind,
-			const char *name, const char *page, const char *feed, const char *root,
-			int (*keep)(const struct site_report *, const void *), const void *arg)
+			const char *name, const char *page, const char *feed, size_t k,
+			int (*keep)(const struct site_piece *, const void *), const void *arg)
 {
 	struct buf title = BUF_INIT;
 	struct value *v;
 	int ret;
 
 	buf_addf(&title, "%s %s", kind, name);
-	ret = render_feed(c, feed, root, title.data, keep, arg);
+	ret = render_feed(c, feed, k, title.data, keep, arg);
 	if (!ret) {
-		v = page_view(c->in, root, page);
+		v = page_view(c->in, roots[k], page);
 		value_object_add_string(v, "kind", kind);
 		value_object_add_string(v, "name", name);
 		value_object_add_string(v, "title", title.data);
 		value_object_add_string(v, "feed", strrchr(feed, '/') + 1);
-		add_lists(v, c->in, idx, root, 0, keep, arg);
+		add_lists(v, c->in, idx, k, 0, keep, arg);
 		ret = emit_page(c, "group.html", v, page);
 		value_free(v);
 	}
@@ -1597,8 +1831,9 @@ static int render_named(struct render_ctx *c, const size_t *idx, int subsystems,
 	size_t i, j;
 	int ret = 0;
 
-	for (i = 0; i < in->nr; i++) {
-		const struct state_names *n = subsystems ? &in->v[i].subsystems : &in->v[i].lists;
+	for (i = 0; i < in->nr_pieces; i++) {
+		const struct state_names *n = subsystems ? &in->pieces[i].subsystems
+							 : &in->pieces[i].lists;
 
 		for (j = 0; j < n->nr; j++)
 			names_add(&all, n->v[j], strlen(n->v[j]));
@@ -1614,7 +1849,7 @@ static int render_named(struct render_ctx *c, const size_t *idx, int subsystems,
 		buf_addf(&feed, "%s.xml", page.data);
 		buf_adds(&page, ".html");
 		ret = render_group(c, idx, subsystems ? "subsystem" : "list", all.v[i], page.data,
-				   feed.data, "../", keep_name, &key);
+				   feed.data, 2, keep_name, &key);
 		o = value_array_push(index_list, value_new_object());
 		value_object_add_string(o, "name", all.v[i]);
 		value_object_add_string(o, "page", page.data);
@@ -1625,87 +1860,41 @@ static int render_named(struct render_ctx *c, const size_t *idx, int subsystems,
 	return ret;
 }
 
-/* The C1 controls and the bidirectional controls as \\uXXXX, never raw
- * (they occur in JSON strings only, where the escape means the same). */
-static void json_escape_controls(struct buf *out, const char *s, size_t len)
+static int by_json_id(const void *a, const void *b)
 {
-	size_t i = 0;
+	int64_t x = (*(const struct site_json *const *)a)->id, y = (*(const struct site_json *const *)b)->id;
 
-	while (i < len) {
-		const unsigned char *u = (const unsigned char *)s + i;
-		unsigned cp = 0, n = 0;
-		size_t plain = 0;
-
-		/* ASCII goes as it is, in runs */
-		while (i + plain < len && u[plain] < 0x80)
-			plain++;
-		if (plain) {
-			buf_add(out, s + i, plain);
-			i += plain;
-			continue;
-		}
-
-		if (u[0] == 0xc2 && i + 1 < len && u[1] >= 0x80 && u[1] <= 0x9f)
-			cp = u[1], n = 2;
-		else if (u[0] == 0xd8 && i + 1 < len && u[1] == 0x9c)
-			cp = 0x61c, n = 2;
-		else if (u[0] == 0xe2 && i + 2 < len && (u[1] == 0x80 || u[1] == 0x81)) {
-			unsigned c = 0x2000 + ((u[1] & 0x3fu) << 6) + (u[2] & 0x3fu);
-
-			if (c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
-			    (c >= 0x2066 && c <= 0x2069))
-				cp = c, n = 3;
-		}
-		if (n) {
-			buf_addf(out, "\\u%04x", cp);
-			i += n;
-		} else {
-			buf_addc(out, s[i++]);
-		}
-	}
+	return x < y ? -1 : x > y;
 }
 
+/* {"reports": [...]}, an object a line, by number: the published reports
+ * and their sent follow-ups. */
 static int render_json(struct render_ctx *c)
 {
 	const struct site_input *in = c->in;
-	struct buf out = BUF_INIT, b = BUF_INIT;
+	const struct site_json **all;
+	struct buf out = BUF_INIT;
 	struct site_page *p;
-	size_t i, n = 0;
+	size_t i, j, n = 0, size = 32;
 
-	/* {"reports": [...]}, an object a line: each report's object is the
-	 * text its fingerprint was taken of, with "page" added at its end */
-	buf_adds(&b, "{\"reports\": [\n");
-	for (i = 0; i < in->status.reports.nr; i++) {
-		const struct state_report *r = &in->status.reports.v[i];
-		const struct site_report *s = site_of((struct site_input *)in, r->thread_id);
-		struct buf one = BUF_INIT;
-		const char *text;
-		size_t len;
-
-		/* only what the pages show: the published reports and their
-		 * follow-ups */
-		if (!s || (r->kind != STATE_KIND_REPORT && r->kind != STATE_KIND_FOLLOWUP) || !r->sent)
-			continue;
-		if (r->kind == STATE_KIND_REPORT) {
-			text = s->json;
-			len = s->json_len;
-		} else {
-			struct value *o = status_report_json(&in->status, r);
-
-			value_write_json(&one, o, 0);
-			value_free(o);
-			text = one.data;
-			len = one.len;
+	for (i = 0; i < in->nr_pieces; i++)
+		n += in->pieces[i].nr_json;
+	all = xcalloc(n + 1, sizeof(*all));
+	for (i = n = 0; i < in->nr_pieces; i++)
+		for (j = 0; j < in->pieces[i].nr_json; j++) {
+			all[n++] = &in->pieces[i].json[j];
+			size += in->pieces[i].json[j].len + 2;
 		}
-		if (n++)
-			buf_adds(&b, ",\n");
-		buf_add(&b, text, len - 1);	/* its closing brace */
-		buf_addf(&b, ",\"page\":\"report/%lld.html\"}", (long long)r->thread_id);
-		buf_release(&one);
+	qsort(all, n, sizeof(*all), by_json_id);
+	buf_grow(&out, size);
+	buf_adds(&out, "{\"reports\": [\n");
+	for (i = 0; i < n; i++) {
+		if (i)
+			buf_adds(&out, ",\n");
+		buf_add(&out, all[i]->text, all[i]->len);
 	}
-	buf_adds(&b, "\n]}\n");
-	json_escape_controls(&out, b.data, b.len);
-	buf_release(&b);
+	buf_adds(&out, "\n]}\n");
+	free(all);
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
 	p = &c->out->v[c->out->nr++];
 	memset(p, 0, sizeof(*p));
@@ -1720,30 +1909,33 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 	struct render_ctx c = { in, set, out, err, w };
 	struct state_names fams = { 0 };
 	struct buf b = BUF_INIT, title = BUF_INIT;
-	size_t *idx = sorted_reports(in), i, j;
+	size_t *idx, i, j;
 	struct value *v, *subsystems = NULL, *lists = NULL;
-	int ret = 0;
+	int ret;
 
 	ret = render_reports(&c, in);
+	if (ret)
+		goto out_early;
+	idx = sorted_pieces(in);
 	/* the trees, in order of their first report */
-	for (i = 0; i < in->nr && !ret; i++) {
-		buf_reset(&b);
-		tree_family(&b, tree_of(&in->v[i]));
+	for (i = 0; i < in->nr_pieces && !ret; i++) {
+		const char *fam = in->pieces[i].family;
+
 		for (j = 0; j < fams.nr; j++)
-			if (!strcmp(fams.v[j], b.data))
+			if (!strcmp(fams.v[j], fam))
 				break;
 		if (j < fams.nr)
 			continue;
 		ALLOC_GROW(fams.v, fams.nr + 1, fams.alloc);
-		fams.v[fams.nr++] = xstrdup(b.data);
+		fams.v[fams.nr++] = xstrdup(fam);
 		buf_reset(&b);
 		buf_adds(&b, "tree/");
 		site_file_name(&b, fams.v[j]);
 		buf_reset(&title);
 		buf_addf(&title, "%s/atom.xml", b.data);
 		buf_adds(&b, "/index.html");
-		ret = render_group(&c, idx, "tree", fams.v[j], b.data, title.data, "../../",
-				   keep_family, fams.v[j]);
+		ret = render_group(&c, idx, "tree", fams.v[j], b.data, title.data, 1, keep_family,
+				   fams.v[j]);
 	}
 	subsystems = value_new_array();
 	lists = value_new_array();
@@ -1760,7 +1952,7 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 		subsystems = lists = NULL;
 		value_object_add_string(v, "title", "reports");
 		value_object_add_string(v, "feed", "atom.xml");
-		add_lists(v, in, idx, "", 1, NULL, NULL);
+		add_lists(v, in, idx, 0, 1, NULL, NULL);
 		ret = emit_page(&c, "index.html", v, "index.html");
 		value_free(v);
 	}
@@ -1769,13 +1961,14 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 		view_add_lab(v = value_new_object(), in->cfg);
 		buf_addf(&title, "%s reports", value_object_get(v, "sender")->str);
 		value_free(v);
-		ret = render_feed(&c, "atom.xml", "", title.data, NULL, NULL);
+		ret = render_feed(&c, "atom.xml", 0, title.data, NULL, NULL);
 	}
 	if (!ret)
 		ret = render_json(&c);
 	value_free(subsystems);
 	value_free(lists);
 	free(idx);
+out_early:
 	state_names_release(&fams);
 	buf_release(&b);
 	buf_release(&title);

@@ -65,6 +65,8 @@ struct site_report {
 	size_t *commands, nr_commands;	/* its thread's, indices into
 					   status.commands */
 	size_t *requests, nr_requests;	/* its, indices into status.requests */
+	size_t *followups, nr_followups;	/* its sent follow-ups, indices
+						   into status.reports */
 	char *json;			/* its status --json object, as one
 					   line of JSON */
 	size_t json_len;
@@ -74,6 +76,57 @@ struct site_report {
 					   not read; subsystems, lists from the
 					   manifest) */
 };
+
+/* A list's way up to the site's top: index.html and atom.xml (""), a
+ * tree's pages ("../../"), a subsystem's or list's ("../"). */
+#define SITE_ROOTS 3
+
+/* One entry of a report in the feeds: the new report (kind 0), its state
+ * changed (1), a fix posted for it (2), a test request answered (3).  What
+ * the entry shows, so that a feed is made without the report's state. */
+struct site_entry {
+	int kind;
+	int64_t when;
+	char *urn, *title;
+	/* kind 2: the fix posted */
+	char *posted_subject, *posted_version, *posted_author, *posted_evidence, *posted_mid;
+	int64_t posted_date;
+	int posted_superseded;
+	/* kind 3: the request and its verdict */
+	int64_t request;
+	char *verdict;
+};
+
+/* A line of reports.json: a report's or follow-up's status object, with
+ * its "page", controls escaped. */
+struct site_json {
+	int64_t id;
+	char *text;
+	size_t len;
+};
+
+/* What the lists, feeds and reports.json show of a published report:
+ * made with its page, or kept from the last run when it did not change. */
+struct site_piece {
+	int64_t id;
+	int64_t activity;		/* its last activity: the lists' order */
+	int open;
+	char *family;			/* its tree's family: its tree's page */
+	char *tree, *state, *subject;	/* what its feed entries say */
+	struct state_names subsystems;	/* the MAINTAINERS sections it touches */
+	struct state_names lists;	/* their L: lists it went to */
+	char *row[SITE_ROOTS];		/* its row at each root: row.html when
+					   open, else row-closed.html at the top
+					   and row-closed-group.html below;
+					   the last NULL when it has neither
+					   subsystem nor list */
+	struct site_entry *entries;
+	size_t nr_entries;
+	struct site_json *json;		/* its own line, then its follow-ups' */
+	size_t nr_json;
+};
+
+void site_piece_release(struct site_piece *p);
 
 /* A line of the manifest: "SIZE PATH", and for a report's page
  * "\tFINGERPRINT\tSUBSYSTEMS\tLISTS" (names percent-encoded, joined by ','). */
@@ -102,6 +155,9 @@ struct site_input {
 	struct status status;
 	struct site_report *v;		/* oldest first */
 	size_t nr;
+	struct site_piece *pieces;	/* every published report's, oldest
+					   first: made by site_render() */
+	size_t nr_pieces;
 	/* for the reports whose page is made (site_render() reads each
 	 * one's details as it makes its page): the state, in one read
 	 * transaction, and routing */
