@@ -111,6 +111,35 @@ int state_verdict_parse(const char *s, enum state_verdict *out)
  * always at exactly one version.  Never edit a released migration: add
  * the next one.
  */
+/* Schema 11's change log: the next seq; the statement that sets report
+ * id's row (id an SQL expression, thread head already) to it when cond
+ * holds; the one that sets the thread head of the report whose id is
+ * expression id, when that report exists and cond holds; the one that
+ * sets that of the report of message mid (a trailer's). */
+#define CHANGE_SEQ "(SELECT IFNULL(MAX(seq), 0) + 1 FROM changes)"
+/* an upsert, not INSERT OR REPLACE: an outer INSERT OR IGNORE (or
+ * ABORT) would impose its conflict policy on the trigger's */
+#define CHANGE_SET " ON CONFLICT (report_id) DO UPDATE SET seq = excluded.seq;"
+#define CHANGE_MARK(id, cond) \
+	"INSERT INTO changes (report_id, seq) SELECT " id ", " CHANGE_SEQ \
+	" WHERE " cond CHANGE_SET
+#define CHANGE_HEAD(id, cond) \
+	"INSERT INTO changes (report_id, seq) SELECT IFNULL(r.thread_id, r.id), " \
+	CHANGE_SEQ " FROM reports r WHERE r.id = " id " AND " cond CHANGE_SET
+#define CHANGE_TRAILER(mid, cond) \
+	"INSERT INTO changes (report_id, seq) SELECT IFNULL(r.thread_id, r.id), " \
+	CHANGE_SEQ " FROM messages m JOIN reports r ON r.id = m.report_id" \
+	" WHERE m.message_id = " mid " AND " cond CHANGE_SET
+/* The triggers that mark the report whose id is column col of table t. */
+#define CHANGE_TRIGGERS(t, col) \
+	"CREATE TRIGGER changes_" t "_" col "_insert AFTER INSERT ON " t " BEGIN " \
+	CHANGE_HEAD("NEW." col, "1") " END;" \
+	"CREATE TRIGGER changes_" t "_" col "_update AFTER UPDATE ON " t " BEGIN " \
+	CHANGE_HEAD("NEW." col, "1") \
+	CHANGE_HEAD("OLD." col, "OLD." col " IS NOT NEW." col) " END;" \
+	"CREATE TRIGGER changes_" t "_" col "_delete AFTER DELETE ON " t " BEGIN " \
+	CHANGE_HEAD("OLD." col, "1") " END;"
+
 static const char *const migrations[] = {
 	/* 1 */
 	"CREATE TABLE reports ("
@@ -456,6 +485,75 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (report_id, message_id)"
 	") WITHOUT ROWID;"
 	"ALTER TABLE fixes ADD COLUMN posted TEXT;",
+	/* 11: the change log (state_changes_since()), self-contained
+	 * (renumber freely): the site rewrites only the reports changed
+	 * since the seq its cache was made at.  Triggers keep it, so no
+	 * write by any code path is missed: each write to a table whose rows
+	 * a report's page, the lists or status --json show sets the row of
+	 * the affected report's thread head (the published report) to a new
+	 * seq, one above the newest.  Marked:
+	 *  - reports (the report itself, its delivery, verdict, mark,
+	 *    thread), report_mails (its mail), report_sources (its spool
+	 *    files), messages (the thread's mails and activity), commands,
+	 *    trailers (status --json shows both; a trailer finds its report
+	 *    through its message), fixes, possible_fixes, posted_fixes,
+	 *    notices and digest_entries (what state_tracked_list() reads for
+	 *    the fix columns and the lists; a notice also marks its own
+	 *    mail's thread, a digest entry its digest's), report_jobs and
+	 *    requests (a report's fix tests);
+	 *  - exclusions mark report 0, "every report": status --json shows
+	 *    the list with each report.
+	 * Not marked, never shown on a page (writing them must not look
+	 * like a change): cursors, archive_tip and track_cursors (where
+	 * ingest and track resume), send_log (the hourly count: status's
+	 * waits depend on the clock as well, which no log can follow),
+	 * flags (delivery_unfinished only, read by delivery alone; marking
+	 * it would make every send run look like a change of every report),
+	 * schema_version and changes.
+	 * An UPDATE marks OLD's report too when it is another; a row with no
+	 * report (NULL, or an id not in reports) marks nothing.  Every
+	 * existing thread head starts at seq 1, so a site made before
+	 * looks at everything once. */
+	"CREATE TABLE changes ("
+	"  report_id INTEGER PRIMARY KEY,"
+	"  seq INTEGER NOT NULL"
+	");"
+	"CREATE INDEX changes_seq ON changes(seq);"
+	"INSERT INTO changes (report_id, seq) SELECT DISTINCT IFNULL(thread_id, id), 1 FROM reports;"
+	"CREATE TRIGGER changes_reports_insert AFTER INSERT ON reports BEGIN "
+	CHANGE_MARK("IFNULL(NEW.thread_id, NEW.id)", "1") " END;"
+	"CREATE TRIGGER changes_reports_update AFTER UPDATE ON reports BEGIN "
+	CHANGE_MARK("IFNULL(NEW.thread_id, NEW.id)", "1")
+	CHANGE_MARK("IFNULL(OLD.thread_id, OLD.id)",
+		    "IFNULL(OLD.thread_id, OLD.id) <> IFNULL(NEW.thread_id, NEW.id)") " END;"
+	"CREATE TRIGGER changes_reports_delete AFTER DELETE ON reports BEGIN "
+	CHANGE_MARK("IFNULL(OLD.thread_id, OLD.id)", "1") " END;"
+	CHANGE_TRIGGERS("report_mails", "report_id")
+	CHANGE_TRIGGERS("report_sources", "report_id")
+	CHANGE_TRIGGERS("messages", "report_id")
+	CHANGE_TRIGGERS("commands", "report_id")
+	CHANGE_TRIGGERS("fixes", "report_id")
+	CHANGE_TRIGGERS("possible_fixes", "report_id")
+	CHANGE_TRIGGERS("posted_fixes", "report_id")
+	CHANGE_TRIGGERS("report_jobs", "report_id")
+	CHANGE_TRIGGERS("requests", "report_id")
+	CHANGE_TRIGGERS("notices", "report_id")
+	CHANGE_TRIGGERS("notices", "notice_id")
+	CHANGE_TRIGGERS("digest_entries", "report_id")
+	CHANGE_TRIGGERS("digest_entries", "digest_id")
+	"CREATE TRIGGER changes_trailers_insert AFTER INSERT ON trailers BEGIN "
+	CHANGE_TRAILER("NEW.message_id", "1") " END;"
+	"CREATE TRIGGER changes_trailers_update AFTER UPDATE ON trailers BEGIN "
+	CHANGE_TRAILER("NEW.message_id", "1")
+	CHANGE_TRAILER("OLD.message_id", "OLD.message_id IS NOT NEW.message_id") " END;"
+	"CREATE TRIGGER changes_trailers_delete AFTER DELETE ON trailers BEGIN "
+	CHANGE_TRAILER("OLD.message_id", "1") " END;"
+	"CREATE TRIGGER changes_exclusions_insert AFTER INSERT ON exclusions BEGIN "
+	CHANGE_MARK("0", "1") " END;"
+	"CREATE TRIGGER changes_exclusions_update AFTER UPDATE ON exclusions BEGIN "
+	CHANGE_MARK("0", "1") " END;"
+	"CREATE TRIGGER changes_exclusions_delete AFTER DELETE ON exclusions BEGIN "
+	CHANGE_MARK("0", "1") " END;",
 };
 
 struct state;
@@ -464,6 +562,7 @@ static int migrate_4(struct state *st, struct buf *err);
 /* What a migration does beyond its SQL, in its transaction; NULL = nothing. */
 static int (*const migration_code[])(struct state *st, struct buf *err) = {
 	NULL, NULL, NULL, migrate_4, NULL, sdb_migrate_track, NULL, NULL, NULL, NULL,
+	NULL,
 };
 
 _Static_assert(N(migrations) == STATE_SCHEMA_VERSION && N(migration_code) == STATE_SCHEMA_VERSION,

@@ -74,7 +74,7 @@
 #include "buf.h"
 #include "fixes.h"
 
-#define STATE_SCHEMA_VERSION 10		/* what this perfbot writes and reads */
+#define STATE_SCHEMA_VERSION 11		/* what this perfbot writes and reads */
 #define STATE_MAX_TEXT 65536		/* bytes in any one stored string */
 #define STATE_MAX_MAIL (64u << 20)	/* bytes of one stored mail */
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
@@ -1009,5 +1009,28 @@ int state_request_set_state(struct state *st, int64_t id, enum state_request_sta
  * recorded, 0 when the request is in another state, -1 on error. */
 int state_request_answer(struct state *st, int64_t id, const char *verdict,
 			 const char *result_mid, int64_t now, struct buf *err);
+
+/*
+ * The change log (schema 11, state-changes.c): SQLite triggers give the
+ * thread head (the published report) of every report whose page, list
+ * entry or status --json object a write touched a new seq, one above the
+ * newest, so no code path can change a report unseen.  Report 0 stands
+ * for every report (the exclusion list changed).  Cursors, the archive's
+ * tip, track cursors, the send log and flags are not changes.  A state
+ * migrated to schema 11 has every thread head at seq 1.
+ */
+struct state_changes {
+	int64_t seq;		/* the newest seq (0: none yet) */
+	int all;		/* report 0 was marked after since: every report */
+	int64_t *ids;		/* thread heads marked after since, ascending */
+	size_t nr, alloc;
+};
+
+/* The reports changed after seq since, as of st's read transaction
+ * (state_begin_read(); else one of its own).  One indexed query and
+ * MAX(seq).  0, or -1 with a message. */
+int state_changes_since(struct state *st, int64_t since, struct state_changes *out,
+			struct buf *err);
+void state_changes_release(struct state_changes *c);
 
 #endif

@@ -4,8 +4,10 @@
  * buf.h; static functions.
  *
  * The migrations are tested from databases of older versions, made by
- * hand from one of this version.  schema_undo_posted() undoes schema 10
- * (posted fixes: its table and the fixes' column dropped);
+ * hand from one of this version.  schema_undo_changes() undoes schema 11
+ * (the change log: its table, index and triggers dropped);
+ * schema_undo_posted() undoes it and schema 10 (posted fixes: its table
+ * and the fixes' column dropped);
  * schema_undo_results() undoes it and schema 9 (a request's results: its
  * columns dropped); schema_undo_requests() undoes them and schema 8
  * (fix testing: its tables dropped); schema_undo_known() undoes it and
@@ -42,12 +44,36 @@ static void exec_or_fail(sqlite3 *db, const char *sql)
 		fail_msg("%s: %s", sql, msg ? msg : "?");
 }
 
+/* Makes the database at path what schema version 10 left: no change
+ * log (its triggers are every trigger named changes_*). */
+static void schema_undo_changes(const char *path)
+{
+	struct buf sql = BUF_INIT;
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	buf_adds(&sql, "BEGIN; ");
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'trigger' "
+					    "AND name LIKE 'changes\\_%' ESCAPE '\\'", -1, &s, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW)
+		buf_addf(&sql, "DROP TRIGGER %s; ", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	buf_adds(&sql, "DROP INDEX changes_seq; DROP TABLE changes; "
+		 "DELETE FROM schema_version WHERE version = 11; COMMIT");
+	exec_or_fail(db, sql.data);
+	sqlite3_close(db);
+	buf_release(&sql);
+}
+
 /* Makes the database at path what schema version 9 left: no posted
  * fixes. */
 static void schema_undo_posted(const char *path)
 {
 	sqlite3 *db;
 
+	schema_undo_changes(path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	exec_or_fail(db, "BEGIN; DROP TABLE posted_fixes; ALTER TABLE fixes DROP COLUMN posted; "
 		     "DELETE FROM schema_version WHERE version = 10; COMMIT");
