@@ -129,6 +129,14 @@ static int gather_details(struct state *st, struct route *route, struct site_rep
 	return 0;
 }
 
+/* "report/N.html" (a path every run makes 10,000 of: no printf). */
+static void add_report_path(struct buf *b, int64_t id)
+{
+	buf_adds(b, "report/");
+	value_format_number(b, (double)id);
+	buf_adds(b, ".html");
+}
+
 /* ---- the manifest and the fingerprints ------------------------------ */
 
 static void manifest_read(const char *dir, struct site_manifest *m)
@@ -392,10 +400,35 @@ static void gather_links(struct site_input *in)
 	}
 }
 
+/* Whether every report the cache has and the state did not change since
+ * has its page in the manifest (a page the run keeps as it is). */
+static int cache_pages_listed(const struct site_input *in)
+{
+	struct buf path = BUF_INIT;
+	size_t i, c = 0, hint = 0;
+	int ok = 1;
+
+	for (i = 0; i < in->cache.nr && ok; i++) {
+		int64_t id = in->cache.v[i].id;
+
+		while (c < in->changes.nr && in->changes.ids[c] < id)
+			c++;
+		if (c < in->changes.nr && in->changes.ids[c] == id)
+			continue;
+		buf_reset(&path);
+		add_report_path(&path, id);
+		ok = manifest_find(&in->manifest, path.data, &hint) != NULL;
+	}
+	buf_release(&path);
+	return ok;
+}
+
 int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
 		struct site_input *in, struct buf *err)
 {
+	struct state_changes now_seq = { 0 };
 	size_t i;
+	int ret;
 
 	memset(in, 0, sizeof(*in));
 	in->cfg = cfg;
@@ -404,10 +437,35 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 	in->full = full;
 	buf_init(&in->salt);
 	manifest_read(dir, &in->manifest);
-	if (status_gather(cfg, now, &in->status, err) < 0)
+	site_salt(cfg, now, &in->salt);
+	if (!state_exists(cfg->state))
+		return status_gather(cfg, now, &in->status, err);
+	/* the state's seq first, in the read transaction every report's
+	 * details are read in: what the run shows is at least that new (a
+	 * change after it is looked at again by the next run) */
+	if (state_open(cfg->state, &in->st, err) < 0 || state_begin_read(in->st, err) < 0 ||
+	    state_changes_since(in->st, INT64_MAX, &now_seq, err) < 0)
 		return -1;
-	if (!state_exists(cfg->state) || !in->status.reports.nr)
-		return 0;
+	in->seq = now_seq.seq;
+	state_changes_release(&now_seq);
+	/* the last run's pieces serve when they were made with this salt, at
+	 * a seq this state has, and their pages are listed: then only the
+	 * reports changed since are gathered (many changed: all of them,
+	 * which costs less than a query a report) */
+	if (!full && site_cache_read(cfg->state, dir, &in->cache) && in->cache.seq > 0 &&
+	    in->cache.seq <= in->seq && !strcmp(in->cache.salt, in->salt.data)) {
+		if (state_changes_since(in->st, in->cache.seq, &in->changes, err) < 0)
+			return -1;
+		in->partial = !in->changes.all && in->changes.nr <= in->cache.nr / 8 + 16 &&
+			      cache_pages_listed(in);
+	}
+	if (in->partial)
+		ret = status_gather_threads(cfg, now, in->st, in->changes.ids, in->changes.nr,
+					    &in->status, err);
+	else
+		ret = status_gather(cfg, now, &in->status, err);
+	if (ret < 0)
+		return -1;
 	for (i = 0; i < in->status.reports.nr; i++) {
 		const struct state_report *r = &in->status.reports.v[i];
 		struct site_report *s;
@@ -421,7 +479,6 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 		s->t = status_tracked_of(&in->status, r->id);
 	}
 	gather_links(in);
-	site_salt(cfg, now, &in->salt);
 	return 0;
 }
 
@@ -443,7 +500,7 @@ static int report_prepare(const struct site_input *in, struct site_report *s, si
 		return -1;
 	if (in->full)
 		return 0;
-	buf_addf(&b, "report/%lld.html", (long long)s->r->id);
+	add_report_path(&b, s->r->id);
 	e = manifest_find(&in->manifest, b.data, &hint);
 	buf_reset(&b);
 	if (e && !strcmp(e->fp, s->fp)) {
@@ -466,13 +523,15 @@ static int details_open(struct site_input *in, struct buf *err)
 {
 	struct buf cache = BUF_INIT;
 
-	if (in->st)
-		return 0;
-	if (state_open(in->cfg->state, &in->st, err) < 0 || state_begin_read(in->st, err) < 0) {
+	if (!in->st && (state_open(in->cfg->state, &in->st, err) < 0 ||
+			state_begin_read(in->st, err) < 0)) {
 		state_close(in->st);
 		in->st = NULL;
 		return -1;
 	}
+	if (in->route_tried)
+		return 0;
+	in->route_tried = 1;
 	if (in->cfg->route_file && repo_open(in->cfg->repo, &in->repo, NULL) == 0) {
 		buf_addf(&cache, "%s/cache", in->cfg->state);
 		in->route = route_new(in->cfg, in->repo, cache.data);
@@ -510,6 +569,8 @@ void site_input_release(struct site_input *in)
 	for (i = 0; i < in->nr_pieces; i++)
 		site_piece_release(&in->pieces[i]);
 	free(in->pieces);
+	site_cache_release(&in->cache);
+	state_changes_release(&in->changes);
 	manifest_release(&in->manifest);
 	free(in->v);
 	status_release(&in->status);
@@ -594,6 +655,8 @@ struct render_ctx {
 	struct buf *err;
 	struct site_writer *writer;	/* puts each report page as it is
 					   made, or NULL */
+	struct entry *entries;		/* every feed entry, newest first */
+	size_t nr_entries;
 };
 
 static void add_day(struct value *v, const char *key, int64_t t, int zone)
@@ -1109,7 +1172,7 @@ static void keep_report(const struct site_report *s, struct site_page *p)
 {
 	struct buf path = BUF_INIT;
 
-	buf_addf(&path, "report/%lld.html", (long long)s->r->id);
+	add_report_path(&path, s->r->id);
 	memset(p, 0, sizeof(*p));
 	p->path = buf_detach(&path, NULL);
 	p->extra = report_extra(s);
@@ -1124,7 +1187,7 @@ static int page_report(struct render_ctx *c, const struct site_report *s, struct
 	size_t i;
 	int ret;
 
-	buf_addf(&path, "report/%lld.html", (long long)s->r->id);
+	add_report_path(&path, s->r->id);
 	v = page_view(in, "../", path.data);
 	rep = value_object_add(v, "report", row_view(in, s, "../"));
 	value_object_add_string(rep, "message_id", s->r->message_id);
@@ -1170,6 +1233,15 @@ void site_piece_release(struct site_piece *p)
 {
 	size_t i;
 
+	if (p->borrowed) {
+		/* the strings are the cache's text: only the arrays are ours */
+		free(p->subsystems.v);
+		free(p->lists.v);
+		free(p->entries);
+		free(p->json);
+		memset(p, 0, sizeof(*p));
+		return;
+	}
 	free(p->family);
 	free(p->tree);
 	free(p->state);
@@ -1544,6 +1616,71 @@ static int render_reports(struct render_ctx *c, struct site_input *in)
 	return ret;
 }
 
+/* A report page the run keeps as the manifest has it (its line's size
+ * and fields), into *p. */
+static void kept_page(const struct site_input *in, int64_t id, size_t hint, struct site_page *p)
+{
+	const struct site_manifest_entry *e;
+	struct buf b = BUF_INIT;
+
+	memset(p, 0, sizeof(*p));
+	add_report_path(&b, id);
+	e = manifest_find(&in->manifest, b.data, &hint);
+	p->path = buf_detach(&b, NULL);
+	/* cache_pages_listed() found it */
+	buf_addc(&b, '\t');
+	buf_adds(&b, e ? e->fp : "");
+	buf_addc(&b, '\t');
+	buf_adds(&b, e ? e->subsystems : "");
+	buf_addc(&b, '\t');
+	buf_adds(&b, e ? e->lists : "");
+	p->extra = buf_detach(&b, NULL);
+}
+
+/* A partial run's pieces and report pages, by number: the new ones of the
+ * changed reports (in->pieces, and the pages render_reports() put first
+ * in c->out), and the cache's of every other, its page kept. */
+static void merge_cached(struct render_ctx *c, struct site_input *in)
+{
+	struct site_cache *k = &in->cache;
+	size_t total = k->nr + in->nr_pieces, n = 0, i = 0, j = 0, ch = 0;
+	struct site_piece *all = xcalloc(total + 1, sizeof(*all));
+	struct site_page *pages = xcalloc(total + 1, sizeof(*pages));
+
+	while (i < k->nr || j < in->nr_pieces) {
+		if (i < k->nr && (j == in->nr_pieces || k->v[i].id <= in->pieces[j].id)) {
+			int64_t id = k->v[i].id;
+
+			while (ch < in->changes.nr && in->changes.ids[ch] < id)
+				ch++;
+			if (ch < in->changes.nr && in->changes.ids[ch] == id) {
+				/* changed: its new piece, if it is still
+				 * published, comes from in->pieces */
+				site_piece_release(&k->v[i++]);
+				in->cache_dirty = 1;
+				continue;
+			}
+			all[n] = k->v[i];
+			memset(&k->v[i++], 0, sizeof(*k->v));
+			kept_page(in, id, n, &pages[n]);
+			n++;
+			continue;
+		}
+		all[n] = in->pieces[j];
+		pages[n++] = c->out->v[j++];
+		in->cache_dirty = 1;
+	}
+	/* the report pages were all c->out had */
+	free(c->out->v);
+	c->out->v = pages;
+	c->out->nr = n;
+	c->out->alloc = total + 1;
+	free(in->pieces);
+	in->pieces = all;
+	in->nr_pieces = n;
+	k->nr = 0;
+}
+
 /* ---- lists and feeds ------------------------------------------------ */
 
 /* The pieces by last activity, newest first (then by number). */
@@ -1571,12 +1708,10 @@ static size_t *sorted_pieces(const struct site_input *in)
 	return idx;
 }
 
-/* A row of a list: the piece's text at root k. */
+/* A row of a list: the piece's text at root k (the list's {{{.}}}). */
 static void push_row(struct value *list, const struct site_piece *p, size_t k)
 {
-	struct value *o = value_array_push(list, value_new_object());
-
-	value_object_add_string(o, "html", p->row[k] ? p->row[k] : "");
+	value_array_push(list, value_new_string(p->row[k] ? p->row[k] : ""));
 }
 
 /* A list of reports: the open ones (grouped by tree when group), then the
@@ -1682,32 +1817,40 @@ static struct value *entry_posted(const struct config *cfg, const struct site_en
 	return v;
 }
 
+/* Every piece's entries, newest first: a feed takes the first ones it
+ * keeps (by_when() orders them totally, so that is what sorting its own
+ * would give). */
+static struct entry *entries_sorted(const struct site_input *in, size_t *nr)
+{
+	struct entry *e;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < in->nr_pieces; i++)
+		n += in->pieces[i].nr_entries;
+	e = xcalloc(n + 1, sizeof(*e));
+	for (i = n = 0; i < in->nr_pieces; i++)
+		for (j = 0; j < in->pieces[i].nr_entries; j++) {
+			e[n].p = &in->pieces[i];
+			e[n++].e = &in->pieces[i].entries[j];
+		}
+	qsort(e, n, sizeof(*e), by_when);
+	*nr = n;
+	return e;
+}
+
 static int render_feed(struct render_ctx *c, const char *path, size_t k, const char *title,
 		       int (*keep)(const struct site_piece *, const void *), const void *arg)
 {
 	const struct site_input *in = c->in;
-	struct entry *e;
+	struct entry *e = xcalloc(SITE_MAX_FEED + 1, sizeof(*e));
 	struct value *v = page_view(in, roots[k], path), *list;
 	struct buf b = BUF_INIT;
-	size_t i, j, n = 0, max = 1;
+	size_t i, n = 0;
 	int ret = -1;
 
-	for (i = 0; i < in->nr_pieces; i++)
-		max += in->pieces[i].nr_entries;
-	e = xcalloc(max, sizeof(*e));
-	for (i = 0; i < in->nr_pieces; i++) {
-		const struct site_piece *p = &in->pieces[i];
-
-		if (keep && !keep(p, arg))
-			continue;
-		for (j = 0; j < p->nr_entries; j++) {
-			e[n].p = p;
-			e[n++].e = &p->entries[j];
-		}
-	}
-	qsort(e, n, sizeof(*e), by_when);
-	if (n > SITE_MAX_FEED)
-		n = SITE_MAX_FEED;
+	for (i = 0; i < c->nr_entries && n < SITE_MAX_FEED; i++)
+		if (!keep || keep(c->entries[i].p, arg))
+			e[n++] = c->entries[i];
 	value_object_add_string(v, "title", title);
 	/* a relative reference resolves against the feed's own place */
 	if (in->cfg->site_url)
@@ -1916,7 +2059,12 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 	ret = render_reports(&c, in);
 	if (ret)
 		goto out_early;
+	if (in->partial)
+		merge_cached(&c, in);
+	else
+		in->cache_dirty = 1;
 	idx = sorted_pieces(in);
+	c.entries = entries_sorted(in, &c.nr_entries);
 	/* the trees, in order of their first report */
 	for (i = 0; i < in->nr_pieces && !ret; i++) {
 		const char *fam = in->pieces[i].family;
@@ -1968,6 +2116,7 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 	value_free(subsystems);
 	value_free(lists);
 	free(idx);
+	free(c.entries);
 out_early:
 	state_names_release(&fams);
 	buf_release(&b);
@@ -2091,6 +2240,18 @@ done:
 	return ret;
 }
 
+/* "SIZE PATH[EXTRA]\n" (no printf: a line a page). */
+static void manifest_line(struct buf *b, unsigned long long size, const char *path,
+			  const char *extra)
+{
+	value_format_number(b, (double)size);
+	buf_addc(b, ' ');
+	buf_adds(b, path);
+	if (extra)
+		buf_adds(b, extra);
+	buf_addc(b, '\n');
+}
+
 int site_write(struct site_writer *w, struct site_pages *p, struct buf *err)
 {
 	const struct site_manifest *old = w->old;
@@ -2105,13 +2266,12 @@ int site_write(struct site_writer *w, struct site_pages *p, struct buf *err)
 		if (!pg->put && site_write_page(w, pg, i, err) < 0)
 			goto out;
 		if (pg->put) {
-			buf_addf(&manifest, "%zu %s%s\n", pg->len, pg->path, pg->extra ? pg->extra : "");
+			manifest_line(&manifest, pg->len, pg->path, pg->extra);
 			continue;
 		}
 		/* kept: its line as the manifest has it */
 		e = manifest_find(old, pg->path, &hint);
-		buf_addf(&manifest, "%llu %s%s\n", e ? e->size : 0ull, pg->path,
-			 pg->extra ? pg->extra : "");
+		manifest_line(&manifest, e ? e->size : 0ull, pg->path, pg->extra);
 	}
 	/* a page no longer made (a tree no report is on any more): only
 	 * files the manifest names, after the lists no longer link to them */

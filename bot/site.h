@@ -124,9 +124,36 @@ struct site_piece {
 	size_t nr_entries;
 	struct site_json *json;		/* its own line, then its follow-ups' */
 	size_t nr_json;
+	int borrowed;			/* its strings are the cache's text */
 };
 
 void site_piece_release(struct site_piece *p);
+
+/* The pieces of the last run and what they were made of: the state's
+ * change seq (state_changes_since()) and the salt. */
+struct site_cache {
+	int64_t seq;
+	const char *salt;
+	struct site_piece *v;		/* by number; borrowed from text */
+	size_t nr, alloc;
+	struct buf text;		/* the file, its strings NUL-terminated */
+	size_t end;			/* where its last whole run ends */
+	size_t live;			/* the bytes of the records that count */
+};
+
+/* Reads the cache of the site folder dir from the state folder state
+ * (site-cache.c says where) into *k: 1, or 0 when there is none or it is
+ * not whole (k then empty: the run makes every piece). */
+int site_cache_read(const char *state, const char *dir, struct site_cache *k);
+void site_cache_release(struct site_cache *k);
+
+struct site_input;
+
+/* Writes in's pieces, seq and salt as the cache of in->dir: a partial run
+ * (in->partial) appends the pieces it made and the reports it dropped;
+ * any other, or a file more than twice what it holds, writes it anew
+ * (renamed into place).  0, or -1 with a message. */
+int site_cache_write(const struct site_input *in, struct buf *err);
 
 /* A line of the manifest: "SIZE PATH", and for a report's page
  * "\tFINGERPRINT\tSUBSYSTEMS\tLISTS" (names percent-encoded, joined by ','). */
@@ -158,12 +185,21 @@ struct site_input {
 	struct site_piece *pieces;	/* every published report's, oldest
 					   first: made by site_render() */
 	size_t nr_pieces;
+	int64_t seq;			/* the state's change seq, as read */
+	struct site_cache cache;	/* the last run's pieces */
+	struct state_changes changes;	/* the state's since cache.seq */
+	int partial;			/* v holds only the reports changed
+					   since cache.seq; the others' pieces
+					   are the cache's */
+	int cache_dirty;		/* the pieces are not the cache's: it is
+					   to be written (site_cache_write()) */
 	/* for the reports whose page is made (site_render() reads each
 	 * one's details as it makes its page): the state, in one read
 	 * transaction, and routing */
 	struct state *st;
 	struct repo *repo;
 	struct route *route;
+	int route_tried;
 };
 
 /* Fills *in from the state of cfg (read only; no state yet is an empty

@@ -701,33 +701,56 @@ int state_sent_recount(struct state *st, int64_t since, struct buf *err)
 			  "ON CONFLICT (hour) DO UPDATE SET count = excluded.count", 1, &hour, err);
 }
 
-int state_report_list(struct state *st, struct state_reports *out, struct buf *err)
+/* Appends the reports the query q yields (REPORT_COLUMNS, replies, follow-ups). */
+static int reports_collect_rows(struct state *st, struct stmt *q, struct state_reports *out,
+				struct buf *err)
 {
-	struct stmt q;
 	int row;
 
-	if (sdb_stmt_prepare(st, &q, "SELECT " REPORT_COLUMNS ", "
-			 "(SELECT COUNT(*) FROM messages m WHERE m.report_id = r.id "
-			 " AND m.origin = 'ingested'), "
-			 "(SELECT COUNT(*) FROM reports f WHERE f.thread_id = r.id "
-			 " AND f.kind = 'followup') "
-			 "FROM reports r ORDER BY r.id", err) < 0)
-		return -1;
-	while ((row = sdb_stmt_step(&q, err)) == 1) {
+	while ((row = sdb_stmt_step(q, err)) == 1) {
 		struct state_report *r;
 
 		ALLOC_GROW(out->v, out->nr + 1, out->alloc);
 		r = &out->v[out->nr];
-		if (report_from_row(st, q.s, 0, r, err) < 0) {
+		if (report_from_row(st, q->s, 0, r, err) < 0) {
 			row = -1;
 			break;
 		}
-		r->replies = (size_t)sdb_col_int(q.s, REPORT_NR_COLUMNS);
-		r->followups = (size_t)sdb_col_int(q.s, REPORT_NR_COLUMNS + 1);
+		r->replies = (size_t)sdb_col_int(q->s, REPORT_NR_COLUMNS);
+		r->followups = (size_t)sdb_col_int(q->s, REPORT_NR_COLUMNS + 1);
 		out->nr++;
 	}
-	sdb_stmt_finish(&q);
+	sdb_stmt_finish(q);
 	return row < 0 ? -1 : 0;
+}
+
+#define REPORT_LIST_SQL \
+	"SELECT " REPORT_COLUMNS ", " \
+	"(SELECT COUNT(*) FROM messages m WHERE m.report_id = r.id " \
+	" AND m.origin = 'ingested'), " \
+	"(SELECT COUNT(*) FROM reports f WHERE f.thread_id = r.id " \
+	" AND f.kind = 'followup') " \
+	"FROM reports r "
+
+int state_report_list(struct state *st, struct state_reports *out, struct buf *err)
+{
+	struct stmt q;
+
+	if (sdb_stmt_prepare(st, &q, REPORT_LIST_SQL "ORDER BY r.id", err) < 0)
+		return -1;
+	return reports_collect_rows(st, &q, out, err);
+}
+
+int state_report_list_thread(struct state *st, int64_t id, struct state_reports *out,
+			     struct buf *err)
+{
+	struct stmt q;
+
+	if (sdb_stmt_prepare(st, &q, REPORT_LIST_SQL "WHERE r.id = ?1 OR r.thread_id = ?1 "
+			     "ORDER BY r.id", err) < 0)
+		return -1;
+	sdb_bind_int(&q, id);
+	return reports_collect_rows(st, &q, out, err);
 }
 
 int state_report_set_verdict(struct state *st, int64_t id, enum state_verdict v,

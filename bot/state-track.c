@@ -520,6 +520,12 @@ int state_tracked_list(struct state *st, int activity, struct state_tracked_list
 	return sdb_tx_end(st, ret, err);
 }
 
+int state_tracked_list_of(struct state *st, int64_t id, struct state_tracked_list *out,
+			  struct buf *err)
+{
+	return tracked_load(st, id, 1, out->nr, out, NULL, err);
+}
+
 int state_tracked_fixes(struct state *st, struct state_tracked *t, struct buf *err)
 {
 	struct state_tracked_list one = { t, 1, 1, { 0 } };

@@ -499,6 +499,10 @@ int state_sent_recount(struct state *st, int64_t since, struct buf *err);
 /* Appends every report and follow-up to *out, oldest first, without the
  * mail bytes but with replies and followups counted.  0 or -1. */
 int state_report_list(struct state *st, struct state_reports *out, struct buf *err);
+/* Appends the same of thread id alone: the report id and its follow-ups,
+ * by number. */
+int state_report_list_thread(struct state *st, int64_t id, struct state_reports *out,
+			     struct buf *err);
 
 /* Sets a report's verdict (what a #perfbot command decided).  0 or -1
  * (also when there is no such report). */
@@ -832,6 +836,11 @@ void state_tracked_list_release(struct state_tracked_list *l);
  * evidence for.  One read transaction.  0 or -1. */
 int state_tracked_list(struct state *st, int activity, struct state_tracked_list *out,
 		       struct buf *err);
+/* Appends report id's entry of state_tracked_list(st, 1, ...) (nothing
+ * when id is no report), without the trees; the caller holds a read
+ * transaction.  0 or -1. */
+int state_tracked_list_of(struct state *st, int64_t id, struct state_tracked_list *out,
+			  struct buf *err);
 /* Reads t's fix (has_fix) and possible fixes again, whole, by t->id,
  * replacing what t had of them.  0 or -1. */
 int state_tracked_fixes(struct state *st, struct state_tracked *t, struct buf *err);

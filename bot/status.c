@@ -10,6 +10,7 @@
 #include "delivery.h"
 #include "spool.h"
 #include "status.h"
+#include "xalloc.h"
 #include "banned.h"
 
 
@@ -60,6 +61,44 @@ int status_gather(const struct config *cfg, int64_t now, struct status *s,
 	if (!ret)
 		ret = state_request_list(st, 0, &s->requests, err);
 	state_close(st);
+	return ret;
+}
+
+static int by_report_id(const void *a, const void *b)
+{
+	int64_t x = ((const struct state_report *)a)->id, y = ((const struct state_report *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+int status_gather_threads(const struct config *cfg, int64_t now, struct state *st,
+			  const int64_t *ids, size_t nr, struct status *s, struct buf *err)
+{
+	size_t i;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->now = now;
+	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0 ||
+	    intake_spool_waiting(cfg, now, &s->waits, err) < 0 ||
+	    state_sent_last_hour(st, now, &s->sent_last_hour, err) < 0 ||
+	    state_exclusion_list(st, &s->exclusions, err) < 0)
+		return -1;
+	/* each list in its own order, a thread after another: what a report
+	 * shows of them (its commands by date, ...) is as status_gather()'s */
+	for (i = 0; i < nr && !ret; i++) {
+		ret = state_report_list_thread(st, ids[i], &s->reports, err);
+		if (!ret)
+			ret = state_tracked_list_of(st, ids[i], &s->tracked, err);
+		if (!ret)
+			ret = state_command_list(st, ids[i], &s->commands, err);
+		if (!ret)
+			ret = state_trailer_list(st, ids[i], &s->trailers, err);
+		if (!ret)
+			ret = state_request_list(st, ids[i], &s->requests, err);
+	}
+	xqsort(s->reports.v, s->reports.nr, sizeof(*s->reports.v), by_report_id);
 	return ret;
 }
 

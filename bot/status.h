@@ -33,6 +33,12 @@ struct status {
 /* Fills *s (its previous contents ignored): 0, or -1 with a message
  * (status_release() it either way). */
 int status_gather(const struct config *cfg, int64_t now, struct status *s, struct buf *err);
+/* The same of the threads ids[0..nr) (ascending; each a report's number)
+ * alone, read in st's transaction: their reports and follow-ups, facts,
+ * commands, trailers and requests, with every exclusion and the spool's
+ * waits.  0, or -1 with a message (status_release() it either way). */
+int status_gather_threads(const struct config *cfg, int64_t now, struct state *st,
+			  const int64_t *ids, size_t nr, struct status *s, struct buf *err);
 void status_release(struct status *s);
 
 /* The tracked facts (fix, possible fixes, activity) of report id, or NULL. */

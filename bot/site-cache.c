@@ -1,0 +1,477 @@
+/*
+ * site-cache.c: the pieces of the last site run, kept so that the next run
+ * makes again only the pieces of the reports the state says changed since.
+ * In the state's folder (STATE/cache/site-NAME.cache, NAME made of the
+ * site folder's path by site_file_name()), not the site's: it holds the
+ * subjects and names as they came, unescaped, and the site is public.
+ *
+ * The file: "perfbot-site-cache 2\n", the salt the pieces were made with,
+ * then records, each a letter line and fields, each field an integer
+ * "I<decimal>\n", a string "S<length>:<bytes>\n", or "N\n" for no string:
+ *
+ *   "P\n" and a piece's fields in site_piece's order: the piece of its
+ *         report, replacing any before it;
+ *   "D\n" and a report's number: it has no piece any more;
+ *   "C\n" and the state's change seq: the records since the last C are
+ *         one whole run's, made at that seq.
+ *
+ * A run that changed a few reports appends their records and a C to the
+ * file (after cutting what an unfinished run left past the last C); one
+ * that made every piece, or found the file more than twice what it
+ * holds, writes it anew under a temporary name.  Read, the file's text
+ * stays in memory and the pieces' strings point into it (each string's
+ * "\n" made its NUL): 10,000 pieces are one read and no allocation per
+ * string.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dir.h"
+#include "site.h"
+#include "xalloc.h"
+#include "banned.h"
+
+#define MAGIC "perfbot-site-cache 2\n"
+#define MAX_ITEMS 1000000	/* names, entries or lines of one piece */
+
+/* ---- writing -------------------------------------------------------- */
+
+static void put_int(struct buf *b, int64_t v)
+{
+	char d[24];
+	size_t at = sizeof(d);
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	d[--at] = '\n';
+	do {
+		d[--at] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[--at] = '-';
+	d[--at] = 'I';
+	buf_add(b, d + at, sizeof(d) - at);
+}
+
+static void put_strn(struct buf *b, const char *s, size_t len)
+{
+	char d[24];
+	size_t at = sizeof(d), n = len;
+
+	if (!s) {
+		buf_adds(b, "N\n");
+		return;
+	}
+	d[--at] = ':';
+	do {
+		d[--at] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	d[--at] = 'S';
+	buf_add(b, d + at, sizeof(d) - at);
+	buf_add(b, s, len);
+	buf_addc(b, '\n');
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+	put_strn(b, s, s ? strlen(s) : 0);
+}
+
+static void put_names(struct buf *b, const struct state_names *n)
+{
+	size_t i;
+
+	put_int(b, (int64_t)n->nr);
+	for (i = 0; i < n->nr; i++)
+		put_str(b, n->v[i]);
+}
+
+static void put_piece(struct buf *b, const struct site_piece *p)
+{
+	size_t i;
+
+	buf_adds(b, "P\n");
+	put_int(b, p->id);
+	put_int(b, p->activity);
+	put_int(b, p->open);
+	put_str(b, p->family);
+	put_str(b, p->tree);
+	put_str(b, p->state);
+	put_str(b, p->subject);
+	put_names(b, &p->subsystems);
+	put_names(b, &p->lists);
+	for (i = 0; i < SITE_ROOTS; i++)
+		put_str(b, p->row[i]);
+	put_int(b, (int64_t)p->nr_entries);
+	for (i = 0; i < p->nr_entries; i++) {
+		const struct site_entry *e = &p->entries[i];
+
+		put_int(b, e->kind);
+		put_int(b, e->when);
+		put_str(b, e->urn);
+		put_str(b, e->title);
+		put_str(b, e->posted_subject);
+		put_str(b, e->posted_version);
+		put_str(b, e->posted_author);
+		put_str(b, e->posted_evidence);
+		put_str(b, e->posted_mid);
+		put_int(b, e->posted_date);
+		put_int(b, e->posted_superseded);
+		put_int(b, e->request);
+		put_str(b, e->verdict);
+	}
+	put_int(b, (int64_t)p->nr_json);
+	for (i = 0; i < p->nr_json; i++) {
+		put_int(b, p->json[i].id);
+		put_strn(b, p->json[i].text, p->json[i].len);
+	}
+}
+
+/* The records of a run that changed a few reports: the pieces it made,
+ * a D for each changed report without one, and the C. */
+static void put_run(struct buf *b, const struct site_input *in)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < in->nr_pieces; i++)
+		if (!in->pieces[i].borrowed)
+			put_piece(b, &in->pieces[i]);
+	for (i = 0; i < in->changes.nr; i++) {
+		int64_t id = in->changes.ids[i];
+
+		while (c < in->nr_pieces && in->pieces[c].id < id)
+			c++;
+		if (c < in->nr_pieces && in->pieces[c].id == id)
+			continue;
+		buf_adds(b, "D\n");
+		put_int(b, id);
+	}
+	buf_adds(b, "C\n");
+	put_int(b, in->seq);
+}
+
+/* Appends b to the cache at path after its last whole run (at). */
+static int cache_append(const char *path, size_t at, const struct buf *b, struct buf *err)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW), ret = 0;
+
+	if (fd < 0)
+		return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+	if (ftruncate(fd, (off_t)at) < 0 || lseek(fd, (off_t)at, SEEK_SET) < 0 ||
+	    dir_write_all(fd, b->data, b->len) < 0)
+		ret = err_set(err, "%s: cannot write: %s", path, strerror(errno));
+	if (close(fd) < 0 && !ret)
+		ret = err_set(err, "%s: cannot write: %s", path, strerror(errno));
+	return ret;
+}
+
+/* STATE/cache/site-NAME.cache for the site folder dir (its folder made
+ * when make). */
+static int cache_path(struct buf *out, const char *state, const char *dir, int make,
+		      struct buf *err)
+{
+	char *real = realpath(dir, NULL);
+
+	buf_addf(out, "%s/cache", state);
+	if (make && dir_make(out->data, 0700, err) < 0) {
+		free(real);
+		return -1;
+	}
+	buf_adds(out, "/site-");
+	site_file_name(out, real ? real : dir);
+	buf_adds(out, ".cache");
+	free(real);
+	return 0;
+}
+
+int site_cache_write(const struct site_input *in, struct buf *err)
+{
+	struct buf b = BUF_INIT, path = BUF_INIT;
+	size_t i;
+	int ret;
+
+	if (cache_path(&path, in->cfg->state, in->dir, 1, err) < 0) {
+		buf_release(&path);
+		return -1;
+	}
+	if (in->partial && in->cache.end <= 2 * in->cache.live + (1u << 20)) {
+		put_run(&b, in);
+		ret = cache_append(path.data, in->cache.end, &b, err);
+		goto out;
+	}
+	buf_grow(&b, in->nr_pieces * 4096 + 64);
+	buf_adds(&b, MAGIC);
+	put_str(&b, in->salt.data);
+	for (i = 0; i < in->nr_pieces; i++)
+		put_piece(&b, &in->pieces[i]);
+	buf_adds(&b, "C\n");
+	put_int(&b, in->seq);
+	ret = dir_write_file_mode(path.data, b.data, b.len, 0644, 0, err);
+out:
+	buf_release(&b);
+	buf_release(&path);
+	return ret;
+}
+
+/* ---- reading -------------------------------------------------------- */
+
+struct cursor {
+	char *p, *end;
+};
+
+static int get_int(struct cursor *c, int64_t *out)
+{
+	int neg = 0;
+	uint64_t v = 0;
+	size_t digits = 0;
+
+	if (c->p >= c->end || *c->p++ != 'I')
+		return -1;
+	if (c->p < c->end && *c->p == '-') {
+		neg = 1;
+		c->p++;
+	}
+	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && digits++ < 19)
+		v = v * 10 + (uint64_t)(*c->p++ - '0');
+	if (!digits || c->p >= c->end || *c->p++ != '\n' || v > (uint64_t)INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* A string, NUL-terminated in place, or NULL for "N". */
+static int get_str(struct cursor *c, char **out, size_t *len)
+{
+	size_t n = 0, digits = 0;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (c->p + 1 < c->end && c->p[0] == 'N' && c->p[1] == '\n') {
+		c->p += 2;
+		return 0;
+	}
+	if (c->p >= c->end || *c->p++ != 'S')
+		return -1;
+	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && digits++ < 12)
+		n = n * 10 + (size_t)(*c->p++ - '0');
+	if (!digits || c->p >= c->end || *c->p++ != ':' || (size_t)(c->end - c->p) < n + 1 ||
+	    c->p[n] != '\n')
+		return -1;
+	*out = c->p;
+	c->p[n] = '\0';
+	c->p += n + 1;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+static int get_count(struct cursor *c, size_t *out)
+{
+	int64_t v;
+
+	if (get_int(c, &v) < 0 || v < 0 || v > MAX_ITEMS)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static int get_names(struct cursor *c, struct state_names *n)
+{
+	size_t nr, i;
+
+	if (get_count(c, &nr) < 0)
+		return -1;
+	n->v = xcalloc(nr + 1, sizeof(*n->v));
+	n->alloc = nr + 1;
+	for (i = 0; i < nr; i++) {
+		if (get_str(c, &n->v[i], NULL) < 0 || !n->v[i])
+			return -1;
+		n->nr++;
+	}
+	return 0;
+}
+
+static int get_piece(struct cursor *c, struct site_piece *p)
+{
+	int64_t v;
+	size_t i, nr;
+
+	memset(p, 0, sizeof(*p));
+	p->borrowed = 1;
+	if (c->end - c->p < 2 || memcmp(c->p, "P\n", 2))
+		return -1;
+	c->p += 2;
+	if (get_int(c, &p->id) < 0 || get_int(c, &p->activity) < 0 || get_int(c, &v) < 0 ||
+	    get_str(c, &p->family, NULL) < 0 || !p->family || get_str(c, &p->tree, NULL) < 0 ||
+	    !p->tree || get_str(c, &p->state, NULL) < 0 || !p->state ||
+	    get_str(c, &p->subject, NULL) < 0 || !p->subject ||
+	    get_names(c, &p->subsystems) < 0 || get_names(c, &p->lists) < 0)
+		return -1;
+	p->open = v != 0;
+	for (i = 0; i < SITE_ROOTS; i++)
+		if (get_str(c, &p->row[i], NULL) < 0)
+			return -1;
+	if (get_count(c, &nr) < 0)
+		return -1;
+	p->entries = xcalloc(nr + 1, sizeof(*p->entries));
+	for (i = 0; i < nr; i++) {
+		struct site_entry *e = &p->entries[i];
+
+		if (get_int(c, &v) < 0 || v < 0 || v > 3)
+			return -1;
+		e->kind = (int)v;
+		if (get_int(c, &e->when) < 0 || get_str(c, &e->urn, NULL) < 0 || !e->urn ||
+		    get_str(c, &e->title, NULL) < 0 || !e->title ||
+		    get_str(c, &e->posted_subject, NULL) < 0 ||
+		    get_str(c, &e->posted_version, NULL) < 0 ||
+		    get_str(c, &e->posted_author, NULL) < 0 ||
+		    get_str(c, &e->posted_evidence, NULL) < 0 ||
+		    get_str(c, &e->posted_mid, NULL) < 0 || get_int(c, &e->posted_date) < 0 ||
+		    get_int(c, &v) < 0 || get_int(c, &e->request) < 0 ||
+		    get_str(c, &e->verdict, NULL) < 0)
+			return -1;
+		e->posted_superseded = v != 0;
+		/* what site.c reads of each kind is there */
+		if ((e->kind == 2 && (!e->posted_subject || !e->posted_version || !e->posted_author ||
+				      !e->posted_evidence || !e->posted_mid)) ||
+		    (e->kind == 3 && !e->verdict))
+			return -1;
+		p->nr_entries++;
+	}
+	if (get_count(c, &nr) < 0)
+		return -1;
+	p->json = xcalloc(nr + 1, sizeof(*p->json));
+	for (i = 0; i < nr; i++) {
+		if (get_int(c, &p->json[i].id) < 0 ||
+		    get_str(c, &p->json[i].text, &p->json[i].len) < 0 || !p->json[i].text)
+			return -1;
+		p->nr_json++;
+	}
+	return 0;
+}
+
+void site_cache_release(struct site_cache *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr; i++)
+		site_piece_release(&k->v[i]);
+	free(k->v);
+	buf_release(&k->text);
+	memset(k, 0, sizeof(*k));
+}
+
+/* A record of the file: which report, in file order. */
+struct op {
+	int64_t id;
+	size_t order;
+	size_t piece;		/* its piece in v, or (size_t)-1 for a D */
+	size_t bytes;		/* the record's size */
+};
+
+static int by_id_order(const void *a, const void *b)
+{
+	const struct op *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int site_cache_read(const char *state, const char *dir, struct site_cache *k)
+{
+	struct buf path = BUF_INIT;
+	struct cursor c;
+	struct op *ops = NULL, *run_ops = NULL;
+	struct site_piece *all = NULL;
+	size_t nr_ops = 0, alloc_ops = 0, nr_all = 0, alloc_all = 0, whole_ops = 0, whole_all = 0, i;
+	char *salt;
+	int ok = 0;
+
+	memset(k, 0, sizeof(*k));
+	buf_init(&k->text);
+	cache_path(&path, state, dir, 0, NULL);
+	if (buf_read_file(&k->text, path.data, 1u << 30, NULL) < 0 ||
+	    k->text.len < strlen(MAGIC) || memcmp(k->text.data, MAGIC, strlen(MAGIC)))
+		goto out;
+	c.p = k->text.data + strlen(MAGIC);
+	c.end = k->text.data + k->text.len;
+	if (get_str(&c, &salt, NULL) < 0 || !salt)
+		goto out;
+	k->salt = salt;
+	/* the records up to the last C: what an unfinished run left after
+	 * it is not read (and cut by the next append) */
+	while (c.p + 1 < c.end) {
+		char *start = c.p, kind = c.p[0];
+		int64_t id;
+
+		if (c.p[1] != '\n')
+			break;
+		c.p += 2;
+		if (kind == 'C') {
+			if (get_int(&c, &k->seq) < 0)
+				break;
+			k->end = (size_t)(c.p - k->text.data);
+			whole_ops = nr_ops;
+			whole_all = nr_all;
+			continue;
+		}
+		ALLOC_GROW(ops, nr_ops + 1, alloc_ops);
+		if (kind == 'P') {
+			ALLOC_GROW(all, nr_all + 1, alloc_all);
+			c.p = start;
+			if (get_piece(&c, &all[nr_all]) < 0) {
+				site_piece_release(&all[nr_all]);
+				break;
+			}
+			id = all[nr_all].id;
+			ops[nr_ops].piece = nr_all++;
+		} else if (kind == 'D') {
+			if (get_int(&c, &id) < 0)
+				break;
+			ops[nr_ops].piece = (size_t)-1;
+		} else {
+			break;
+		}
+		ops[nr_ops].id = id;
+		ops[nr_ops].order = nr_ops;
+		ops[nr_ops].bytes = (size_t)(c.p - start);
+		nr_ops++;
+	}
+	if (!k->end)
+		goto out;
+	/* the last record of each report says what it has */
+	run_ops = ops;
+	xqsort(run_ops, whole_ops, sizeof(*run_ops), by_id_order);
+	k->v = xcalloc(whole_ops + 1, sizeof(*k->v));
+	k->alloc = whole_ops + 1;
+	for (i = 0; i < whole_ops; i++) {
+		const struct op *o = &run_ops[i];
+
+		if (i + 1 < whole_ops && run_ops[i + 1].id == o->id)
+			continue;
+		if (o->piece == (size_t)-1)
+			continue;
+		k->v[k->nr] = all[o->piece];
+		memset(&all[o->piece], 0, sizeof(*all));
+		k->live += o->bytes;
+		k->nr++;
+	}
+	ok = 1;
+out:
+	/* the pieces no record kept, and those after the last C */
+	for (i = 0; i < nr_all; i++)
+		site_piece_release(&all[i]);
+	(void)whole_all;
+	free(all);
+	free(ops);
+	buf_release(&path);
+	if (!ok)
+		site_cache_release(k);
+	return ok;
+}
