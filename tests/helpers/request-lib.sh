@@ -1,6 +1,14 @@
 # request-lib.sh: the set-up of the fix-test request suites
 # (tests/t/request.sh, result.sh, request-postfix.sh, result-postfix.sh),
-# sourced after tlib.sh with $top, $perfbot and $tmp set.  Functions:
+# sourced after tlib.sh with $top and $perfbot set.  Functions:
+#   request_start            $tmp (mode 755: Postfix delivers as other
+#                            users), pass, fail, $pids; at exit the processes
+#                            in $pids killed, the Postfix in $tmp/pf stopped
+#                            and $tmp removed (kept, and said, when KEEP is
+#                            set)
+#   request_need TOOL...     unless every TOOL is there: the suite says what
+#                            it needs and exits skipped
+#   request_need_root        the same unless the suite runs as root (Postfix)
 #   request_repo             git kept from the user's settings, HOME under
 #                            $tmp; tests/golden/make-repo.sh's repository
 #                            $repo, the golden report's head commit $head
@@ -30,6 +38,36 @@
 #                            report, through the Postfix; git's exit code
 #   sqlite3_py DB SQL        the rows of SQL, columns joined by |
 #   hdr FILE NAME            the header field NAME of the mail FILE, unfolded
+
+request_start() {
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	pass=0
+	fail=0
+	pids=""
+	trap request_cleanup EXIT
+}
+request_cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	[ -d "$tmp/pf" ] && sh "$top/tests/helpers/postfix.sh" stop "$tmp/pf"
+	[ -n "${KEEP:-}" ] && { echo "kept $tmp"; return; }
+	rm -rf "$tmp"
+}
+
+request_need() {
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 && continue
+		echo "skip: $(basename "$0") needs $tool (sh tests/helpers/install-deps.sh test)"
+		echo "0 passed, 0 failed, 1 skipped"
+		exit 0
+	done
+}
+request_need_root() {
+	[ "$(id -u)" -eq 0 ] && return
+	echo "skip: $(basename "$0") starts Postfix, which needs root"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+}
 
 request_repo() {
 	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME=$tmp/home

@@ -20,22 +20,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
 . "$top/tests/helpers/tlib.sh"
 . "$top/tests/helpers/request-lib.sh"
-tmp=$(mktemp -d)
-pass=0
-fail=0
-pids=""
-cleanup_keep() { for p in $pids; do kill "$p" 2>/dev/null; done; echo "kept $tmp"; }
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT; [ -n "${KEEP:-}" ] && trap "cleanup_keep" EXIT
-
-if ! command -v python3 >/dev/null 2>&1 || ! command -v git >/dev/null 2>&1; then
-	echo "skip: request.sh needs python3 and git"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
+request_start
+request_need python3 git
 request_repo
 smtp_peer_start "$tmp/peer"
 state=$tmp/state

@@ -16,29 +16,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
 . "$top/tests/helpers/tlib.sh"
 . "$top/tests/helpers/request-lib.sh"
-tmp=$(mktemp -d)
-chmod 755 "$tmp"	# Postfix runs as other users
-pass=0
-fail=0
+request_start
 skip=0
-cleanup() {
-	[ -d "$tmp/pf" ] && sh "$top/tests/helpers/postfix.sh" stop "$tmp/pf"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-for tool in postfix "$(git --exec-path)/git-send-email"; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "skip: result-postfix.sh needs $tool (sh tests/helpers/install-deps.sh test)"
-		echo "0 passed, 0 failed, 1 skipped"
-		exit 0
-	fi
-done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "skip: result-postfix.sh starts Postfix, which needs root"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
+request_need postfix "$(git --exec-path)/git-send-email"
+request_need_root
 
 request_repo
 request_postfix
