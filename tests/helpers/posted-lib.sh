@@ -3,8 +3,8 @@
 # $pids (processes the caller kills at exit), pass and fail set.
 #
 # Made with tests/helpers/reports-lib.sh (its marks T0 to T3 and functions
-# commit, pb, snap, q): a bare repository $repo with a base commit and the
-# head commits of three reports A to C on refs/remotes/linus/master
+# commit, land, pb, snap, q): a bare repository $repo with a base commit
+# and the head commits of three reports A to C on refs/remotes/linus/master
 # ($head_A.., $heads_tip); the scripted SMTP peer; the configuration $tmp/c
 # (state $state); the three reports sent at T1 and a follow-up of B
 # ($mid_A, $mid_B, $mid_C, $fu_B).  Functions of its own: patch MID DATE

@@ -13,6 +13,9 @@
 #                            refs/remotes/linus/master
 #   commit DATE AUTHOR PARENT... <MESSAGE
 #                            a commit of the empty tree in $repo; its id
+#   land MESSAGE             a commit by "Dev fixer" on $linus, made a minute
+#                            after $t: both move on to it (the caller sets
+#                            them first; the commit is not on a ref)
 #   reports_config STATE PORT  the golden configuration (tests/golden/config)
 #                            with state STATE, digests to
 #                            perf-digest@lists.example.org, mail to the
@@ -47,6 +50,11 @@ commit() {
 	GIT_AUTHOR_NAME="Dev $who" GIT_AUTHOR_EMAIL="dev$who@example.org" GIT_AUTHOR_DATE="@$d +0000" \
 	GIT_COMMITTER_NAME="Main Tainer" GIT_COMMITTER_EMAIL="maint@example.org" GIT_COMMITTER_DATE="@$d +0000" \
 		git -C "$repo" commit-tree "$empty" "$@"
+}
+
+land() {
+	t=$((t + 60))
+	linus=$(printf '%s\n' "$1" | commit $t fixer "$linus")
 }
 
 reports_repo() {

@@ -117,10 +117,6 @@ check "status: says the fixed-by commit is on no watched tree yet" \
 pct() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 t=$((T1 + 3600))
 linus=$heads_tip
-land() { # MESSAGE: a commit on top of linus/master
-	t=$((t + 60))
-	linus=$(printf '%s\n' "$1" | commit $t fixer "$linus")
-}
 land "mm: fix A
 
 CLOSES :  https://lore.kernel.org/all/$mid_A"
