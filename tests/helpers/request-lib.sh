@@ -110,6 +110,8 @@ request_patch() {
 	git -C "$work" checkout -q "$head"
 	export GIT_AUTHOR_NAME="Peter Zijlstra" GIT_AUTHOR_EMAIL=peterz@example.org
 	export GIT_COMMITTER_NAME="Peter Zijlstra" GIT_COMMITTER_EMAIL=peterz@example.org
+	# request.sh wraps this line and the message's second paragraph in its
+	# wrapped-hunk case: change them there too
 	echo "sched/fair: wake up on the previous CPU when it is idle" >>"$work/log.txt"
 	git -C "$work" commit -q -a -m "sched/fair: Keep the previous CPU for idle wakeups
 
