@@ -60,3 +60,20 @@ golden_cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	rm -rf "$tmp"
 }
+
+# smtp_peer_start DIR [ARG...]: the scripted SMTP peer (smtp-peer.py ARG...)
+# on a free port of 127.0.0.1, its mails in DIR.out, its port in DIR.port;
+# $peer_pid (also added to $pids, which the caller kills at exit) and
+# $peer_port (empty when it did not start within 5 s).
+smtp_peer_start() {
+	sp_dir=$1
+	shift
+	rm -f "$sp_dir.port"
+	mkdir -p "$sp_dir.out"
+	python3 "$top/tests/helpers/smtp-peer.py" --port-file "$sp_dir.port" --outdir "$sp_dir.out" "$@" >/dev/null &
+	peer_pid=$!
+	pids="${pids:-} $peer_pid"
+	sp_i=0
+	while [ ! -s "$sp_dir.port" ] && [ $sp_i -lt 50 ]; do sleep 0.1; sp_i=$((sp_i + 1)); done
+	peer_port=$(cat "$sp_dir.port" 2>/dev/null)
+}

@@ -19,12 +19,8 @@ pass=0
 fail=0
 golden_start
 
-mkdir -p "$tmp/peer.out"
-python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/peer.port" --outdir "$tmp/peer.out" >/dev/null &
-pids="$pids $!"
-i=0
-while [ ! -s "$tmp/peer.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(cat "$tmp/peer.port")
+smtp_peer_start "$tmp/peer"
+port=$peer_port
 messages() { ls "$tmp/peer.out" | grep -c '\.raw$'; }
 
 # config NAME [LINE...]: $tmp/NAME.conf with state $tmp/NAME, LINEs added to [perfbot]

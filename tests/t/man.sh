@@ -10,6 +10,9 @@
 #     global ones);
 #   - perfbot-config(5) has every key of `perfbot check --keys`, each with
 #     the table's default, and no key the table lacks;
+#   - config/perfbot.conf.example shows every key of that table in its own
+#     section, set or commented out, and no key line, set or commented
+#     out, that the table lacks;
 #   - perfbot-json(5) has every key the comparison reader accepts
 #     (bot/report.c) and every key parse, status and thread print with
 #     --json (bot/cmd-*.c, bot/status.c); perfbot-templates(7) every name of the view
@@ -199,6 +202,50 @@ EOF
 cat "$tmp/keys.out"
 pass=$((pass + $(grep -c '^ok' "$tmp/keys.out")))
 fail=$((fail + $(grep -c '^not ok' "$tmp/keys.out")))
+
+# -- config/perfbot.conf.example against the same table -----------------------
+# Every key of the table is shown in its own section of the example, set
+# or commented out ("\tkey = " or "\t#key = "), spelt as the table spells
+# it; and every key line of the example, commented or not, names a key of
+# the table in the section it stands in.  (The parser takes the set ones
+# only; a commented-out key it does not know would mislead silently.)
+python3 - config/perfbot.conf.example "$tmp/keys" >"$tmp/example.out" <<'EOF'
+import re, sys
+table = {}
+for l in open(sys.argv[2]).read().split('\n'):
+    if l:
+        key = l.split('\t', 1)[0].split('.')
+        table.setdefault(key[0], set()).add(key[-1])
+shown, stray, sec = set(), [], None
+for n, l in enumerate(open(sys.argv[1]).read().split('\n'), 1):
+    m = re.match(r'^\[([A-Za-z0-9-]+)( "[^"]*")?\]\s*$', l)
+    if m:
+        sec = m.group(1)
+        if sec not in table:
+            stray.append('line %d: [%s] is no section of the table' % (n, sec))
+        continue
+    m = re.match(r'^\s+#?([A-Za-z][A-Za-z0-9]*)\s*=', l)
+    if not m:
+        continue
+    key = m.group(1)
+    if sec is None or key not in table.get(sec, ()):
+        stray.append('line %d: %s.%s is not in the table' % (n, sec, key))
+    else:
+        shown.add((sec, key))
+for sec in sorted(table):
+    for key in sorted(table[sec]):
+        if (sec, key) in shown:
+            print('ok config/perfbot.conf.example shows %s.%s under [%s]' % (sec, key, sec))
+        else:
+            print('not ok config/perfbot.conf.example lacks %s.%s under [%s]' % (sec, key, sec))
+for s in stray:
+    print('not ok config/perfbot.conf.example, %s (perfbot check --keys)' % s)
+if not stray:
+    print('ok config/perfbot.conf.example names no key the table lacks')
+EOF
+cat "$tmp/example.out"
+pass=$((pass + $(grep -c '^ok' "$tmp/example.out")))
+fail=$((fail + $(grep -c '^not ok' "$tmp/example.out")))
 
 # -- perfbot-json(5) and perfbot-templates(7) against the code --------------
 # tags PAGE: the words of the tag lines after each .TP, one a line.

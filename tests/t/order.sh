@@ -40,19 +40,12 @@ config() {
 	for line in "$@"; do printf '\t%s\n' "$line"; done
 }
 
-# peer ARGS...: a new peer writing to $tmp/peer.out, sets peer_port
+# peer ARGS...: a new peer writing to $out ($tmp/peer.N.out), sets peer_port
 peer_n=0
 peer() {
 	peer_n=$((peer_n + 1))
-	out=$tmp/peer.$peer_n
-	mkdir -p "$out"
-	python3 "$top/tests/helpers/smtp-peer.py" --port-file "$out/port" --outdir "$out" \
-		--transcript "$out/transcript" "$@" >/dev/null &
-	peer_pid=$!
-	pids="$pids $peer_pid"
-	i=0
-	while [ ! -s "$out/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	peer_port=$(cat "$out/port")
+	out=$tmp/peer.$peer_n.out
+	smtp_peer_start "$tmp/peer.$peer_n" --transcript "$out/transcript" "$@"
 }
 peer_stop() { kill "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null; }
 

@@ -28,12 +28,7 @@ me="operator ($(id -un))"
 peer() {
 	name=$1
 	shift
-	mkdir -p "$tmp/$name.out"
-	python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/$name.port" --outdir "$tmp/$name.out" \
-		--transcript "$tmp/$name.out/transcript" "$@" >/dev/null &
-	pids="$pids $!"
-	i=0
-	while [ ! -s "$tmp/$name.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	smtp_peer_start "$tmp/$name" --transcript "$tmp/$name.out/transcript" "$@"
 }
 # Every recipient list (sorted Message-IDs) the ok peer took.
 taken() { cat "$tmp/ok.out"/*.raw 2>/dev/null | sed -n 's/^Message-ID: <\(.*\)>.*/\1/Ip' | tr -d '\r' | sort | tr '\n' ' '; }

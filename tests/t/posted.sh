@@ -145,10 +145,6 @@ check "digest: B's" grep -q "^  fix posted: mm: fix B, v1, 2026-02-25, https://l
 # 3. the commits land: track links each fix to its posted patch
 t=$((T2 + 3600))
 linus=$heads_tip
-land() { # MESSAGE: a commit on top of linus/master
-	t=$((t + 60))
-	linus=$(printf '%s\n' "$1" | commit $t fixer "$linus")
-}
 land "mm: fix A
 
 The change made hackbench slower: free the pages later.

@@ -19,67 +19,26 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
 . "$top/tests/helpers/tlib.sh"
-tmp=$(mktemp -d)
-pass=0
-fail=0
-pids=""
-cleanup_keep() { for p in $pids; do kill "$p" 2>/dev/null; done; echo "kept $tmp"; }
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT; [ -n "${KEEP:-}" ] && trap "cleanup_keep" EXIT
-
-if ! command -v python3 >/dev/null 2>&1 || ! command -v git >/dev/null 2>&1; then
-	echo "skip: request.sh needs python3 and git"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME=$tmp/home
-mkdir -p "$HOME"
-repo=$tmp/repo
-sh "$top/tests/golden/make-repo.sh" "$repo" >/dev/null
-head=$(git -C "$repo" rev-parse bdc753ab0b72)
-base=$(git -C "$repo" rev-parse 'v6.99-rc3^{commit}')
-
-rm -f "$tmp/peer.port"
-mkdir -p "$tmp/peer.out"
-python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/peer.port" --outdir "$tmp/peer.out" >/dev/null &
-pids="$pids $!"
-i=0
-while [ ! -s "$tmp/peer.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+. "$top/tests/helpers/request-lib.sh"
+request_start
+request_need python3 git
+request_repo
+smtp_peer_start "$tmp/peer"
 state=$tmp/state
-{
-	sed -e "s|@REPO@|$repo|" -e "s|@STATE@|$state|" "$top/tests/golden/config"
-	printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n\ttimeout = 3\n' "$(cat "$tmp/peer.port")"
-} >"$tmp/c"
+request_config "$state" "$peer_port" 3 >"$tmp/c"
 cp "$tmp/c" "$tmp/c-off"
 printf '[test]\n\tenabled = true\n' >>"$tmp/c"
-pb() { "$perfbot" --config "$tmp/c" "$@"; }
 
 # 1. the report
-PERFBOT_NOW=1773100000 pb send "$top/tests/golden/regression-two-tests/input.json" 2>"$tmp/send.log"
-check "send: the report went out" grep -q "^sent report" "$tmp/send.log"
-mid=$(pb status --json | jq_py 'd["reports"][0]["message_id"]')
+request_report 1773100000
 
 # 2. the patches, made with git format-patch on the head commit
-work=$tmp/work
-git clone -q "$repo" "$work"
-git -C "$work" checkout -q "$head"
-export GIT_AUTHOR_NAME="Peter Zijlstra" GIT_AUTHOR_EMAIL=peterz@example.org
-export GIT_COMMITTER_NAME="Peter Zijlstra" GIT_COMMITTER_EMAIL=peterz@example.org
 export GIT_AUTHOR_DATE="1773200000 +0100" GIT_COMMITTER_DATE="1773200000 +0100"
-echo "sched/fair: wake up on the previous CPU when it is idle" >>"$work/log.txt"
-git -C "$work" commit -q -a -m "sched/fair: Keep the previous CPU for idle wakeups
-
-Synchronous wakeups moved tasks across the LLC for nothing.
-
-Signed-off-by: Peter Zijlstra <peterz@example.org>"
-git -C "$work" format-patch -q --base="$head" -o "$tmp/fp" -1
+request_patch "$tmp/fp" --base="$head"
 sed -i '1s/^.*$/the first line of log.txt as nobody wrote it/' "$work/log.txt"
 git -C "$work" commit -q -a -m "log: a line that is not there"
 git -C "$work" format-patch -q -o "$tmp/fp-bad" -1
-fp=$(ls "$tmp"/fp/0001-*)
+fp=$patch
 fpbad=$(ls "$tmp"/fp-bad/0001-*)
 
 python3 - "$tmp" "$mid" "$fp" "$fpbad" "$head" <<'PY'
@@ -123,7 +82,6 @@ head -c "$(grep -b -m2 '^From mboxrd' "$tmp/replies.mbox" | tail -1 | cut -d: -f
 PERFBOT_NOW=1773220000 pb ingest --mbox "$tmp/first.mbox" 2>"$tmp/ingest0.log"
 check "ingest: the first request is accepted" grep -q "#perfbot test by Peter Zijlstra <peterz@example.org>: request 1: commit [0-9a-f]\{40\} on refs/perfbot/tests/1" "$tmp/ingest0.log"
 commit0=$(git -C "$repo" rev-parse refs/perfbot/tests/1)
-sqlite3_py() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print("\n".join("|".join(str(x) for x in r) for r in c.execute(sys.argv[2])))' "$@"; }
 mv "$state/requests" "$tmp/requests.left"
 rm -rf "$state"
 cp -a "$tmp/state.before" "$state"

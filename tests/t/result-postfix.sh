@@ -15,70 +15,27 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
 . "$top/tests/helpers/tlib.sh"
-tmp=$(mktemp -d)
-chmod 755 "$tmp"	# Postfix runs as other users
-pass=0
-fail=0
+. "$top/tests/helpers/request-lib.sh"
+request_start
 skip=0
-cleanup() {
-	[ -d "$tmp/pf" ] && sh "$top/tests/helpers/postfix.sh" stop "$tmp/pf"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+request_need postfix "$(git --exec-path)/git-send-email"
+request_need_root
 
-for tool in postfix "$(git --exec-path)/git-send-email"; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "skip: result-postfix.sh needs $tool (sh tests/helpers/install-deps.sh test)"
-		echo "0 passed, 0 failed, 1 skipped"
-		exit 0
-	fi
-done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "skip: result-postfix.sh starts Postfix, which needs root"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
-
-repo=$tmp/repo
-sh "$top/tests/golden/make-repo.sh" "$repo" >/dev/null
-head=$(git -C "$repo" rev-parse bdc753ab0b72)
-pf_port=$(free_port)
-sh "$top/tests/helpers/postfix.sh" start "$tmp/pf" "$pf_port" || { echo "0 passed, 1 failed"; exit 1; }
-maildir=$tmp/pf/mail/inbox
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME=$tmp/home
-mkdir -p "$HOME"
+request_repo
+request_postfix
 {
-	sed -e "s|@REPO@|$repo|" -e "s|@STATE@|$tmp/s|" "$top/tests/golden/config"
-	printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n' "$pf_port"
+	request_config "$tmp/s" "$pf_port"
 	printf '[test]\n\tenabled = true\n'
 } >"$tmp/c"
-pb() { "$perfbot" --config "$tmp/c" "$@"; }
-# hdr FILE NAME: the header field NAME of FILE, unfolded
-hdr() { python3 -c 'import email,sys; m=email.message_from_binary_file(open(sys.argv[1],"rb")); print(" ".join((m[sys.argv[2]] or "").split()))' "$1" "$2"; }
 
 # 1. the report
-pb send "$top/tests/golden/regression-two-tests/input.json" 2>"$tmp/send.log"
-check "send: the report went out" grep -q "^sent report" "$tmp/send.log"
-mid=$(pb status --json | jq_py 'd["reports"][0]["message_id"]')
+request_report
 wait_mail 1
 
 # 2. Peter's patch, by git send-email --in-reply-to, the request under "---"
-work=$tmp/work
-git clone -q "$repo" "$work"
-git -C "$work" checkout -q "$head"
-export GIT_AUTHOR_NAME="Peter Zijlstra" GIT_AUTHOR_EMAIL=peterz@example.org
-export GIT_COMMITTER_NAME="Peter Zijlstra" GIT_COMMITTER_EMAIL=peterz@example.org
-echo "sched/fair: keep the previous CPU when it is idle" >>"$work/log.txt"
-git -C "$work" commit -q -a -m "sched/fair: Keep the previous CPU for idle wakeups
-
-Signed-off-by: Peter Zijlstra <peterz@example.org>"
-git -C "$work" format-patch -q -o "$tmp/fp1" -1
-p1=$(ls "$tmp"/fp1/0001-*)
-sed -i '0,/^---$/s//---\n#perfbot test\n/' "$p1"
-git -C "$work" send-email --quiet --confirm=never --suppress-cc=all --no-validate \
-	--smtp-server=127.0.0.1 --smtp-server-port="$pf_port" \
-	--from="Peter Zijlstra <peterz@example.org>" --to=perfbot@lab.example.org \
-	--in-reply-to="<$mid>" "$p1" >"$tmp/gse.log" 2>&1
+request_patch "$tmp/fp1"
+p1=$patch
+request_send_email "$p1"
 check "git send-email: the request went through Postfix" test $? -eq 0
 wait_mail 2
 req=$(grep -l "^#perfbot test" "$maildir"/new/* | head -n 1)

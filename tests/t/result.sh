@@ -16,70 +16,30 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
 . "$top/tests/helpers/tlib.sh"
-tmp=$(mktemp -d)
-pass=0
-fail=0
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	[ -n "${KEEP:-}" ] && { echo "kept $tmp"; return; }
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-if ! command -v python3 >/dev/null 2>&1 || ! command -v git >/dev/null 2>&1; then
-	echo "skip: result.sh needs python3 and git"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 HOME=$tmp/home
-mkdir -p "$HOME"
-repo=$tmp/repo
-sh "$top/tests/golden/make-repo.sh" "$repo" >/dev/null
-head=$(git -C "$repo" rev-parse bdc753ab0b72)
-base=$(git -C "$repo" rev-parse 'v6.99-rc3^{commit}')
-
-rm -f "$tmp/peer.port"
-mkdir -p "$tmp/peer.out"
-python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/peer.port" --outdir "$tmp/peer.out" >/dev/null &
-pids="$pids $!"
-i=0
-while [ ! -s "$tmp/peer.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+. "$top/tests/helpers/request-lib.sh"
+request_start
+request_need python3 git
+request_repo
+smtp_peer_start "$tmp/peer"
 state=$tmp/state
 {
-	sed -e "s|@REPO@|$repo|" -e "s|@STATE@|$state|" "$top/tests/golden/config"
-	printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n\ttimeout = 3\n' "$(cat "$tmp/peer.port")"
+	request_config "$state" "$peer_port" 3
 	printf '[test]\n\tenabled = true\n'
 } >"$tmp/c"
-pb() { "$perfbot" --config "$tmp/c" "$@"; }
-sqlite3_py() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print("\n".join("|".join(str(x) for x in r) for r in c.execute(sys.argv[2])))' "$@"; }
 # the newest mail the peer took whose In-Reply-To is $1, as NAME.txt with
 # LF line ends
 peer_mail() {
 	f=$(grep -l "^In-Reply-To: <$1>" "$tmp"/peer.out/*.raw 2>/dev/null | tail -1)
 	[ -n "$f" ] && tr -d '\r' <"$f" >"$f.txt" && echo "$f.txt"
 }
-# hdr FILE NAME: the header field NAME of FILE, unfolded
-hdr() { python3 -c 'import email,sys; m=email.message_from_binary_file(open(sys.argv[1],"rb")); print(" ".join((m[sys.argv[2]] or "").split()))' "$1" "$2"; }
 
 # 1. the report
-PERFBOT_NOW=1773100000 pb send "$top/tests/golden/regression-two-tests/input.json" 2>"$tmp/send.log"
-check "send: the report went out" grep -q "^sent report" "$tmp/send.log"
-mid=$(pb status --json | jq_py 'd["reports"][0]["message_id"]')
+request_report 1773100000
 
 # 2. the request: a patch made with git format-patch on the head commit
-work=$tmp/work
-git clone -q "$repo" "$work"
-git -C "$work" checkout -q "$head"
-export GIT_AUTHOR_NAME="Peter Zijlstra" GIT_AUTHOR_EMAIL=peterz@example.org
-export GIT_COMMITTER_NAME="Peter Zijlstra" GIT_COMMITTER_EMAIL=peterz@example.org
 export GIT_AUTHOR_DATE="1773200000 +0100" GIT_COMMITTER_DATE="1773200000 +0100"
-echo "sched/fair: wake up on the previous CPU when it is idle" >>"$work/log.txt"
-git -C "$work" commit -q -a -m "sched/fair: Keep the previous CPU for idle wakeups
-
-Signed-off-by: Peter Zijlstra <peterz@example.org>"
-git -C "$work" format-patch -q -o "$tmp/fp" -1
-python3 - "$tmp" "$mid" "$(ls "$tmp"/fp/0001-*)" <<'PY'
+request_patch "$tmp/fp"
+python3 - "$tmp" "$mid" "$patch" <<'PY'
 import sys
 tmp, mid, fp = sys.argv[1:]
 body = open(fp).read().split("\n", 1)[1].split("\n\n", 1)[1]

@@ -32,12 +32,8 @@ sh "$top/tests/golden/make-repo.sh" "$tmp/repo" >"$tmp/ids" 2>&1 || {
 	echo "0 passed, 1 failed"
 	exit 1
 }
-mkdir "$tmp/peer.out"
-python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/peer.port" --outdir "$tmp/peer.out" >/dev/null &
-peer_pid=$!
-i=0
-while [ ! -s "$tmp/peer.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-port=$(cat "$tmp/peer.port")
+smtp_peer_start "$tmp/peer"
+port=$peer_port
 {
 	sed -e "s|@REPO@|$tmp/repo|" -e "s|@STATE@|$tmp/state|" "$top/tests/golden/config"
 	printf '[perfbot]\n\tcoalesceMinutes = 0\n'

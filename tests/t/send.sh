@@ -189,15 +189,7 @@ check "send: a second send exits 75 at once" test $? -eq 75
 check "send: ... having changed nothing" test ! -e "$tmp/s8/state.db"
 
 # 7. the scripted peer: 4xx and 5xx on RCPT and DATA, a drop mid-DATA
-peer() { # ARGS...: starts the peer, sets peer_port
-	rm -f "$tmp/peer.port"
-	python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/peer.port" --outdir "$tmp/peer.out" "$@" >/dev/null &
-	peer_pid=$!
-	pids="$pids $peer_pid"
-	i=0
-	while [ ! -s "$tmp/peer.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	peer_port=$(cat "$tmp/peer.port")
-}
+peer() { smtp_peer_start "$tmp/peer" "$@"; }	# ARGS...: starts the peer, sets peer_port
 peer_case() { # NAME WANT_STATUS PEER-ARGS...
 	name=$1
 	want=$2

@@ -28,15 +28,8 @@ config() {
 }
 
 peer() {
-	rm -rf "$tmp/peer.out" "$tmp/peer.port"
-	mkdir -p "$tmp/peer.out"
-	python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/peer.port" --outdir "$tmp/peer.out" \
-		--transcript "$tmp/peer.out/transcript" "$@" >/dev/null &
-	peer_pid=$!
-	pids="$pids $peer_pid"
-	i=0
-	while [ ! -s "$tmp/peer.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	peer_port=$(cat "$tmp/peer.port")
+	rm -rf "$tmp/peer.out"
+	smtp_peer_start "$tmp/peer" --transcript "$tmp/peer.out/transcript" "$@"
 }
 peer_stop() { kill "$peer_pid" 2>/dev/null; wait "$peer_pid" 2>/dev/null; }
 rcpt_cmds() { sed -n 's/^C: RCPT TO:<\(.*\)>.*/\1/p' "$tmp/peer.out/transcript" | sort | tr '\n' ' '; }

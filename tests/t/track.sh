@@ -45,111 +45,34 @@ cleanup() {
 [ -n "${KEEP:-}" ] || trap cleanup EXIT
 golden=$top/tests/t/data/track/digest.eml
 
-GIT_CONFIG_GLOBAL=/dev/null
-GIT_CONFIG_NOSYSTEM=1
-export GIT_CONFIG_GLOBAL GIT_CONFIG_NOSYSTEM
-unset GIT_DIR GIT_WORK_TREE GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_DATE 2>/dev/null || true
-
-T0=1771000000	# the fixture's history
-T1=1772000000	# 2026-02-25T06:13:20Z: the reports are sent
-T2=$((T1 + 86400))
-T3=$((T2 + 86400))
+. "$top/tests/helpers/reports-lib.sh"
 T4=$((T3 + 86400))
 T5=$((T4 + 86400))
-
-repo=$tmp/repo
-git init -q --bare "$repo"
-empty=$(git -C "$repo" hash-object -t tree -w /dev/null)
-
-# commit DATE AUTHOR PARENT... <MESSAGE: a commit of the empty tree; its id
-commit() {
-	d=$1
-	who=$2
-	shift 2
-	set -- $(for p in "$@"; do printf ' -p %s' "$p"; done)
-	GIT_AUTHOR_NAME="Dev $who" GIT_AUTHOR_EMAIL="dev$who@example.org" GIT_AUTHOR_DATE="@$d +0000" \
-	GIT_COMMITTER_NAME="Main Tainer" GIT_COMMITTER_EMAIL="maint@example.org" GIT_COMMITTER_DATE="@$d +0000" \
-		git -C "$repo" commit-tree "$empty" "$@"
-}
-
-base=$(echo "mm: the base of every test" | commit $T0 base)
-tip=$base
-i=0
-for r in A B C D E F G H I J K; do
-	i=$((i + 1))
-	tip=$(printf 'mm: change %s\n\nThe head commit of report %s.\n' "$r" "$r" | commit $((T0 + 60 * i)) "$r" "$tip")
-	eval "head_$r=$tip"
-done
-git -C "$repo" update-ref refs/remotes/linus/master "$tip"
-git -C "$repo" update-ref refs/remotes/next/master "$tip"
-heads_tip=$tip
+reports_repo A B C D E F G H I J K
+git -C "$repo" update-ref refs/remotes/next/master "$heads_tip"
 
 # config STATE PORT: the golden tests' configuration, sending to 127.0.0.1:PORT
 config() {
-	sed -e "s|@REPO@|$repo|" -e "s|@STATE@|$1|" "$top/tests/golden/config"
+	reports_config "$1" "$2"
 	printf '[tree "linux-next"]\n\tref = refs/remotes/next/master\n'
 	printf '[perfbot]\n\tannounceFixes = true\n'
-	printf '[digest]\n\tto = perf-digest@lists.example.org\n'
-	printf '[smtp]\n\tserver = 127.0.0.1\n\tport = %s\n\tencryption = none\n\ttimeout = 3\n' "$2"
 }
 
-peer_start() {
-	rm -f "$tmp/peer.port"
-	mkdir -p "$tmp/peer.out"
-	python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/peer.port" --outdir "$tmp/peer.out" >/dev/null &
-	peer_pid=$!
-	pids="$pids $peer_pid"
-	i=0
-	while [ ! -s "$tmp/peer.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	peer_port=$(cat "$tmp/peer.port")
-}
-peer_start
+smtp_peer_start "$tmp/peer"
 state=$tmp/state
 config "$state" "$peer_port" >"$tmp/c"
-cfg=$tmp/c
-pb() { "$perfbot" --config "$cfg" "$@"; }
-status_json() { pb status --json; }
 # dump: the whole state database as SQL text (python3's sqlite3)
 dump() {
 	python3 -c 'import sqlite3, sys; print("\n".join(sqlite3.connect(sys.argv[1]).iterdump()))' "$1/state.db"
 }
-# q EXPR: EXPR of the report named by the variable r, from status --json (saved in $tmp/s.json)
-snap() { status_json >"$tmp/s.json"; }
-q() {
-	python3 - "$tmp/s.json" "$1" "$2" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-r = [x for x in d["reports"] if x["message_id"] == sys.argv[2]][0]
-print(eval(sys.argv[3], {"r": r, "d": d}))
-PY
-}
 
 # 1. the reports, sent to the scripted peer
-python3 - "$top/tests/golden/regression-two-tests/input.json" "$tmp" \
-	$(for r in A B C D E F G H I J K; do eval "printf '%s=%s ' $r \$head_$r"; done) "base=$base" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-args = dict(a.split("=") for a in sys.argv[3:])
-for r in "ABCDEFGHIJK":
-    e = dict(d)
-    e["tests"] = [d["tests"][0]]
-    e["tests"][0] = dict(e["tests"][0]); e["tests"][0].pop("base", None)
-    e["still"] = []
-    e["commit"] = args[r][:12]
-    e["base"] = args["base"][:12]
-    e["tree"] = "linux-next/master" if r in "HI" else "linus/master"
-    e.pop("branch", None)
-    e["repo_url"] = "https://git.example.org/linux.git"
-    json.dump(e, open("%s/%s.json" % (sys.argv[2], r), "w"))
-PY
+reports_next=HI
+reports_json A B C D E F G H I J K
 PERFBOT_NOW=$T1 pb send "$tmp"/[A-K].json 2>"$tmp/send1.log"
 check "send: the 11 reports go to the scripted peer" test "$(grep -c '^sent report' "$tmp/send1.log")" -eq 11
 snap
-for r in A B C D E F G H I J K; do
-	eval "h=\$head_$r"
-	mid=$(python3 -c "import json,sys; d=json.load(open('$tmp/s.json')); print([x for x in d['reports'] if x['subject'].find(sys.argv[1][:10]) >= 0][0]['message_id'])" "$h")
-	eval "mid_$r=$mid"
-done
+reports_mids A B C D E F G H I J K
 check "status: a report starts with no fix" test "$(q "$mid_A" 'r["fix"]')" = None
 check "status: ... and no possible fixes" test "$(q "$mid_A" 'r["possible_fixes"]')" = "[]"
 
@@ -194,10 +117,6 @@ check "status: says the fixed-by commit is on no watched tree yet" \
 pct() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 t=$((T1 + 3600))
 linus=$heads_tip
-land() { # MESSAGE: a commit on top of linus/master
-	t=$((t + 60))
-	linus=$(printf '%s\n' "$1" | commit $t fixer "$linus")
-}
 land "mm: fix A
 
 CLOSES :  https://lore.kernel.org/all/$mid_A"

@@ -33,14 +33,8 @@ PY
 peer() {
 	pname=$1
 	shift
-	mkdir -p "$tmp/$pname.out"
-	python3 "$top/tests/helpers/smtp-peer.py" --port-file "$tmp/$pname.port" --outdir "$tmp/$pname.out" \
-		--transcript "$tmp/$pname.out/transcript" "$@" >/dev/null &
-	peer_pid=$!
-	pids="$pids $peer_pid"
-	i=0
-	while [ ! -s "$tmp/$pname.port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	port=$(cat "$tmp/$pname.port")
+	smtp_peer_start "$tmp/$pname" --transcript "$tmp/$pname.out/transcript" "$@"
+	port=$peer_port
 }
 
 # config STATE PORT [LINE...]: $tmp/c, LINEs added to [perfbot]
