@@ -121,9 +121,11 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 	t3 = seconds();
 	if (opts->verbose)
 		fprintf(stderr, "perfbot site: %zu pages, %zu written into %s (%zu removed; "
-			"gathered in %.3f s, report pages made and written in %.3f s, the rest "
-			"written in %.3f s)\n", w.stats.pages, w.stats.written, dir.data,
-			w.stats.removed, t1 - t0, t2 - t1, t3 - t2);
+			"%zu of %zu reports read%s; gathered in %.3f s, report pages made and "
+			"written in %.3f s, the rest written in %.3f s)\n", w.stats.pages,
+			w.stats.written, dir.data, w.stats.removed, in.nr, in.nr_pieces,
+			in.partial ? ", the others as the last run left them" : "", t1 - t0,
+			t2 - t1, t3 - t2);
 	goto done;
 fail:
 	fprintf(stderr, "perfbot site: %s\n", err.data);

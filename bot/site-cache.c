@@ -5,15 +5,17 @@
  * site folder's path by site_file_name()), not the site's: it holds the
  * subjects and names as they came, unescaped, and the site is public.
  *
- * The file: "perfbot-site-cache 2\n", the salt the pieces were made with,
- * then records, each a letter line and fields, each field an integer
- * "I<decimal>\n", a string "S<length>:<bytes>\n", or "N\n" for no string:
+ * The file: "perfbot-site-cache 3\n", the salt the pieces were made with,
+ * then records, each "<letter><length>:<CRC-32>\n" and that many bytes of
+ * fields (the CRC theirs: a damaged record is never read as a piece), each
+ * field an integer "I<decimal>\n", a string "S<length>:<bytes>\n", or "N\n"
+ * for no string:
  *
- *   "P\n" and a piece's fields in site_piece's order: the piece of its
- *         report, replacing any before it;
- *   "D\n" and a report's number: it has no piece any more;
- *   "C\n" and the state's change seq: the records since the last C are
- *         one whole run's, made at that seq.
+ *   P  a piece's fields in site_piece's order: the piece of its report,
+ *      replacing any before it;
+ *   D  a report's number: it has no piece any more;
+ *   C  the state's change seq: the records since the last C are one whole
+ *      run's, made at that seq.
  *
  * A run that changed a few reports appends their records and a C to the
  * file (after cutting what an unfinished run left past the last C); one
@@ -29,12 +31,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "dir.h"
+#include "value.h"
 #include "site.h"
 #include "xalloc.h"
 #include "banned.h"
 
-#define MAGIC "perfbot-site-cache 2\n"
+#define MAGIC "perfbot-site-cache 3\n"
 #define MAX_ITEMS 1000000	/* names, entries or lines of one piece */
 
 /* ---- writing -------------------------------------------------------- */
@@ -90,11 +95,24 @@ static void put_names(struct buf *b, const struct state_names *n)
 		put_str(b, n->v[i]);
 }
 
-static void put_piece(struct buf *b, const struct site_piece *p)
+/* Appends record kind with the fields in body (emptied). */
+static void put_record(struct buf *b, char kind, struct buf *body)
+{
+	uLong crc = crc32(0L, (const Bytef *)body->data, (uInt)body->len);
+
+	buf_addc(b, kind);
+	value_format_number(b, (double)body->len);
+	buf_addc(b, ':');
+	value_format_number(b, (double)crc);
+	buf_addc(b, '\n');
+	buf_add(b, body->data, body->len);
+	buf_reset(body);
+}
+
+static void put_piece_fields(struct buf *b, const struct site_piece *p)
 {
 	size_t i;
 
-	buf_adds(b, "P\n");
 	put_int(b, p->id);
 	put_int(b, p->activity);
 	put_int(b, p->open);
@@ -131,15 +149,22 @@ static void put_piece(struct buf *b, const struct site_piece *p)
 	}
 }
 
+static void put_piece(struct buf *b, const struct site_piece *p, struct buf *body)
+{
+	put_piece_fields(body, p);
+	put_record(b, 'P', body);
+}
+
 /* The records of a run that changed a few reports: the pieces it made,
  * a D for each changed report without one, and the C. */
 static void put_run(struct buf *b, const struct site_input *in)
 {
+	struct buf body = BUF_INIT;
 	size_t i, c = 0;
 
 	for (i = 0; i < in->nr_pieces; i++)
 		if (!in->pieces[i].borrowed)
-			put_piece(b, &in->pieces[i]);
+			put_piece(b, &in->pieces[i], &body);
 	for (i = 0; i < in->changes.nr; i++) {
 		int64_t id = in->changes.ids[i];
 
@@ -147,11 +172,12 @@ static void put_run(struct buf *b, const struct site_input *in)
 			c++;
 		if (c < in->nr_pieces && in->pieces[c].id == id)
 			continue;
-		buf_adds(b, "D\n");
-		put_int(b, id);
+		put_int(&body, id);
+		put_record(b, 'D', &body);
 	}
-	buf_adds(b, "C\n");
-	put_int(b, in->seq);
+	put_int(&body, in->seq);
+	put_record(b, 'C', &body);
+	buf_release(&body);
 }
 
 /* Appends b to the cache at path after its last whole run (at). */
@@ -190,7 +216,7 @@ static int cache_path(struct buf *out, const char *state, const char *dir, int m
 
 int site_cache_write(const struct site_input *in, struct buf *err)
 {
-	struct buf b = BUF_INIT, path = BUF_INIT;
+	struct buf b = BUF_INIT, path = BUF_INIT, body = BUF_INIT;
 	size_t i;
 	int ret;
 
@@ -207,12 +233,13 @@ int site_cache_write(const struct site_input *in, struct buf *err)
 	buf_adds(&b, MAGIC);
 	put_str(&b, in->salt.data);
 	for (i = 0; i < in->nr_pieces; i++)
-		put_piece(&b, &in->pieces[i]);
-	buf_adds(&b, "C\n");
-	put_int(&b, in->seq);
+		put_piece(&b, &in->pieces[i], &body);
+	put_int(&body, in->seq);
+	put_record(&b, 'C', &body);
 	ret = dir_write_file_mode(path.data, b.data, b.len, 0644, 0, err);
 out:
 	buf_release(&b);
+	buf_release(&body);
 	buf_release(&path);
 	return ret;
 }
@@ -303,9 +330,6 @@ static int get_piece(struct cursor *c, struct site_piece *p)
 
 	memset(p, 0, sizeof(*p));
 	p->borrowed = 1;
-	if (c->end - c->p < 2 || memcmp(c->p, "P\n", 2))
-		return -1;
-	c->p += 2;
 	if (get_int(c, &p->id) < 0 || get_int(c, &p->activity) < 0 || get_int(c, &v) < 0 ||
 	    get_str(c, &p->family, NULL) < 0 || !p->family || get_str(c, &p->tree, NULL) < 0 ||
 	    !p->tree || get_str(c, &p->state, NULL) < 0 || !p->state ||
@@ -389,7 +413,7 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 	struct cursor c;
 	struct op *ops = NULL, *run_ops = NULL;
 	struct site_piece *all = NULL;
-	size_t nr_ops = 0, alloc_ops = 0, nr_all = 0, alloc_all = 0, whole_ops = 0, whole_all = 0, i;
+	size_t nr_ops = 0, alloc_ops = 0, nr_all = 0, alloc_all = 0, whole_ops = 0, i;
 	char *salt;
 	int ok = 0;
 
@@ -406,33 +430,45 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 	k->salt = salt;
 	/* the records up to the last C: what an unfinished run left after
 	 * it is not read (and cut by the next append) */
-	while (c.p + 1 < c.end) {
-		char *start = c.p, kind = c.p[0];
+	while (c.p < c.end) {
+		char *start = c.p, kind = *c.p++;
+		struct cursor body;
+		uint64_t len = 0, crc = 0;
+		size_t digits = 0;
 		int64_t id;
 
-		if (c.p[1] != '\n')
+		/* "<kind><length>:<crc>\n" then the fields */
+		while (c.p < c.end && *c.p >= '0' && *c.p <= '9' && digits++ < 12)
+			len = len * 10 + (uint64_t)(*c.p++ - '0');
+		if (!digits || c.p >= c.end || *c.p++ != ':')
 			break;
-		c.p += 2;
+		digits = 0;
+		while (c.p < c.end && *c.p >= '0' && *c.p <= '9' && digits++ < 10)
+			crc = crc * 10 + (uint64_t)(*c.p++ - '0');
+		if (!digits || c.p >= c.end || *c.p++ != '\n' || (uint64_t)(c.end - c.p) < len ||
+		    crc32(0L, (const Bytef *)c.p, (uInt)len) != crc)
+			break;
+		body.p = c.p;
+		body.end = c.p + len;
+		c.p += len;
 		if (kind == 'C') {
-			if (get_int(&c, &k->seq) < 0)
+			if (get_int(&body, &k->seq) < 0 || body.p != body.end)
 				break;
 			k->end = (size_t)(c.p - k->text.data);
 			whole_ops = nr_ops;
-			whole_all = nr_all;
 			continue;
 		}
 		ALLOC_GROW(ops, nr_ops + 1, alloc_ops);
 		if (kind == 'P') {
 			ALLOC_GROW(all, nr_all + 1, alloc_all);
-			c.p = start;
-			if (get_piece(&c, &all[nr_all]) < 0) {
+			if (get_piece(&body, &all[nr_all]) < 0 || body.p != body.end) {
 				site_piece_release(&all[nr_all]);
 				break;
 			}
 			id = all[nr_all].id;
 			ops[nr_ops].piece = nr_all++;
 		} else if (kind == 'D') {
-			if (get_int(&c, &id) < 0)
+			if (get_int(&body, &id) < 0 || body.p != body.end)
 				break;
 			ops[nr_ops].piece = (size_t)-1;
 		} else {
@@ -467,7 +503,6 @@ out:
 	/* the pieces no record kept, and those after the last C */
 	for (i = 0; i < nr_all; i++)
 		site_piece_release(&all[i]);
-	(void)whole_all;
 	free(all);
 	free(ops);
 	buf_release(&path);
