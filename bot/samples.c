@@ -150,9 +150,21 @@ static char *field_text(const char *p, const char *end)
 static int field_number(const char *p, const char *end, double *out)
 {
 	char tmp[64], *stop;
+	const char *q = p + (*p == '-');
+	uint64_t v = 0;
 
 	if (p == end || (size_t)(end - p) >= sizeof(tmp))
 		return -1;
+	/* most runs are integers: those of up to 15 digits are exactly that
+	 * double, without strtod() (a tenth of its time) */
+	if (q < end && end - q <= 15) {
+		while (q < end && *q >= '0' && *q <= '9')
+			v = v * 10 + (uint64_t)(*q++ - '0');
+		if (q == end && q > p + (*p == '-')) {
+			*out = *p == '-' ? -(double)v : (double)v;
+			return 0;
+		}
+	}
 	memcpy(tmp, p, (size_t)(end - p));
 	tmp[end - p] = '\0';
 	*out = strtod(tmp, &stop);

@@ -8,8 +8,8 @@
  * The file: "perfbot-site-cache 3\n", the salt the pieces were made with,
  * then records, each "<letter><length>:<CRC-32>\n" and that many bytes of
  * fields (the CRC theirs: a damaged record is never read as a piece), each
- * field an integer "I<decimal>\n", a string "S<length>:<bytes>\n", or "N\n"
- * for no string:
+ * field an integer "I<decimal>\n", a string "S<length>:<bytes>" and a NUL,
+ * or "N\n" for no string:
  *
  *   P  a piece's fields in site_piece's order: the piece of its report,
  *      replacing any before it;
@@ -20,9 +20,9 @@
  * A run that changed a few reports appends their records and a C to the
  * file (after cutting what an unfinished run left past the last C); one
  * that made every piece, or found the file more than twice what it
- * holds, writes it anew under a temporary name.  Read, the file's text
- * stays in memory and the pieces' strings point into it (each string's
- * "\n" made its NUL): 10,000 pieces are one read and no allocation per
+ * holds, writes it anew under a temporary name.  Read, the file is mapped
+ * (read only) and the pieces' strings point into it, each ended by its
+ * NUL: 10,000 pieces are one mapping, no copy and no allocation per
  * string.
  */
 #include <errno.h>
@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <zlib.h>
 
@@ -39,7 +41,7 @@
 #include "xalloc.h"
 #include "banned.h"
 
-#define MAGIC "perfbot-site-cache 3\n"
+#define MAGIC "perfbot-site-cache 4\n"
 #define MAX_ITEMS 1000000	/* names, entries or lines of one piece */
 
 /* ---- writing -------------------------------------------------------- */
@@ -78,7 +80,7 @@ static void put_strn(struct buf *b, const char *s, size_t len)
 	d[--at] = 'S';
 	buf_add(b, d + at, sizeof(d) - at);
 	buf_add(b, s, len);
-	buf_addc(b, '\n');
+	buf_addc(b, '\0');
 }
 
 static void put_str(struct buf *b, const char *s)
@@ -247,7 +249,7 @@ out:
 /* ---- reading -------------------------------------------------------- */
 
 struct cursor {
-	char *p, *end;
+	const char *p, *end;
 };
 
 static int get_int(struct cursor *c, int64_t *out)
@@ -270,7 +272,8 @@ static int get_int(struct cursor *c, int64_t *out)
 	return 0;
 }
 
-/* A string, NUL-terminated in place, or NULL for "N". */
+/* A string (its NUL is the file's: it points into the mapping), or NULL
+ * for "N". */
 static int get_str(struct cursor *c, char **out, size_t *len)
 {
 	size_t n = 0, digits = 0;
@@ -287,10 +290,10 @@ static int get_str(struct cursor *c, char **out, size_t *len)
 	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && digits++ < 12)
 		n = n * 10 + (size_t)(*c->p++ - '0');
 	if (!digits || c->p >= c->end || *c->p++ != ':' || (size_t)(c->end - c->p) < n + 1 ||
-	    c->p[n] != '\n')
+	    c->p[n] != '\0')
 		return -1;
-	*out = c->p;
-	c->p[n] = '\0';
+	/* read only: a borrowed piece's strings are never written */
+	*out = (char *)(uintptr_t)c->p;
 	c->p += n + 1;
 	if (len)
 		*len = n;
@@ -386,8 +389,33 @@ void site_cache_release(struct site_cache *k)
 	for (i = 0; i < k->nr; i++)
 		site_piece_release(&k->v[i]);
 	free(k->v);
-	buf_release(&k->text);
+	if (k->map)
+		munmap((void *)(uintptr_t)k->map, k->size);
 	memset(k, 0, sizeof(*k));
+}
+
+/* Maps the file at path (read only) into k->map: 0, or -1 (none, or it
+ * cannot be read: the run then makes every piece). */
+static int cache_map(const char *path, struct site_cache *k)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat sb;
+	void *m;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 ||
+	    (uint64_t)sb.st_size > (1ull << 32)) {
+		close(fd);
+		return -1;
+	}
+	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	k->map = m;
+	k->size = (size_t)sb.st_size;
+	return 0;
 }
 
 /* A record of the file: which report, in file order. */
@@ -418,20 +446,20 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 	int ok = 0;
 
 	memset(k, 0, sizeof(*k));
-	buf_init(&k->text);
 	cache_path(&path, state, dir, 0, NULL);
-	if (buf_read_file(&k->text, path.data, 1u << 30, NULL) < 0 ||
-	    k->text.len < strlen(MAGIC) || memcmp(k->text.data, MAGIC, strlen(MAGIC)))
+	if (cache_map(path.data, k) < 0 || k->size < strlen(MAGIC) ||
+	    memcmp(k->map, MAGIC, strlen(MAGIC)))
 		goto out;
-	c.p = k->text.data + strlen(MAGIC);
-	c.end = k->text.data + k->text.len;
+	c.p = k->map + strlen(MAGIC);
+	c.end = k->map + k->size;
 	if (get_str(&c, &salt, NULL) < 0 || !salt)
 		goto out;
 	k->salt = salt;
 	/* the records up to the last C: what an unfinished run left after
 	 * it is not read (and cut by the next append) */
 	while (c.p < c.end) {
-		char *start = c.p, kind = *c.p++;
+		const char *start = c.p;
+		char kind = *c.p++;
 		struct cursor body;
 		uint64_t len = 0, crc = 0;
 		size_t digits = 0;
@@ -454,7 +482,7 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 		if (kind == 'C') {
 			if (get_int(&body, &k->seq) < 0 || body.p != body.end)
 				break;
-			k->end = (size_t)(c.p - k->text.data);
+			k->end = (size_t)(c.p - k->map);
 			whole_ops = nr_ops;
 			continue;
 		}

@@ -504,7 +504,9 @@ static int report_prepare(const struct site_input *in, struct site_report *s, si
 	e = manifest_find(&in->manifest, b.data, &hint);
 	buf_reset(&b);
 	if (e && !strcmp(e->fp, s->fp)) {
-		buf_addf(&b, "%s/report/%lld.html", in->dir, (long long)s->r->id);
+		buf_adds(&b, in->dir);
+		buf_addc(&b, '/');
+		add_report_path(&b, s->r->id);
 		if (stat(b.data, &sb) == 0 && (unsigned long long)sb.st_size == e->size) {
 			s->cached = 1;
 			names_split(&s->subsystems, e->subsystems);
@@ -1429,7 +1431,9 @@ static void piece_json(struct site_piece *p, int64_t id, const char *text, size_
 	struct site_json *j;
 
 	buf_add(&b, text, len - 1);	/* its closing brace */
-	buf_addf(&b, ",\"page\":\"report/%lld.html\"}", (long long)thread);
+	buf_adds(&b, ",\"page\":\"");
+	add_report_path(&b, thread);
+	buf_adds(&b, "\"}");
 	json_escape_controls(&out, b.data, b.len);
 	p->json = xrealloc(p->json, (p->nr_json + 1) * sizeof(*p->json));
 	j = &p->json[p->nr_json++];

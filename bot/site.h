@@ -124,7 +124,8 @@ struct site_piece {
 	size_t nr_entries;
 	struct site_json *json;		/* its own line, then its follow-ups' */
 	size_t nr_json;
-	int borrowed;			/* its strings are the cache's text */
+	int borrowed;			/* its strings are the cache's mapping
+					   (read only) */
 };
 
 void site_piece_release(struct site_piece *p);
@@ -134,9 +135,11 @@ void site_piece_release(struct site_piece *p);
 struct site_cache {
 	int64_t seq;
 	const char *salt;
-	struct site_piece *v;		/* by number; borrowed from text */
+	struct site_piece *v;		/* by number; their strings point into
+					   map */
 	size_t nr, alloc;
-	struct buf text;		/* the file, its strings NUL-terminated */
+	const char *map;		/* the file, mapped read only */
+	size_t size;
 	size_t end;			/* where its last whole run ends */
 	size_t live;			/* the bytes of the records that count */
 };
