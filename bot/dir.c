@@ -120,3 +120,27 @@ done:
 	buf_release(&tmp);
 	return ret;
 }
+
+int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mode,
+		       struct buf *err)
+{
+	const char *slash = strrchr(path, '/');
+	struct buf folder = BUF_INIT;
+	char proc[64];
+	int fd, named = 0;
+
+	buf_add(&folder, path, slash ? (size_t)(slash - path) : 1);
+	if (!slash)
+		buf_reset(&folder), buf_addc(&folder, '.');
+	fd = open(folder.data, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	buf_release(&folder);
+	if (fd >= 0) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		/* a write that fails here fails the same way below, with a
+		 * message */
+		named = dir_write_all(fd, data, len) == 0 &&
+			linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0;
+		close(fd);
+	}
+	return named ? 0 : dir_write_file_mode(path, data, len, mode, 0, err);
+}

@@ -46,4 +46,13 @@ int dir_write_file(const char *path, const char *data, size_t len, struct buf *e
 int dir_write_file_mode(const char *path, const char *data, size_t len, mode_t mode, int sync,
 			struct buf *err);
 
+/* dir_write_file_mode(path, ..., mode, 0, err) for a path that does not
+ * exist yet: the file is written nameless (O_TMPFILE) and then given its
+ * name, whole (linkat()): one change to the folder instead of a temporary
+ * name's two (a site's first run makes 10,000 pages).  Where the file
+ * system cannot, or the name exists by then: dir_write_file_mode().  0,
+ * or -1 with a message naming the file. */
+int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mode,
+		       struct buf *err);
+
 #endif
