@@ -64,6 +64,10 @@ int state_changes_since(struct state *st, int64_t since, struct state_changes *o
 		goto done;
 	if (out->nr > 1)
 		xqsort(out->ids, out->nr, sizeof(*out->ids), id_cmp);
+	/* a seq this log never reached: since was read from another state
+	 * (one restored from a backup, made again), so nothing is known */
+	if (since > out->seq)
+		out->all = 1;
 	ret = 0;
 done:
 	ret = sdb_tx_end(st, ret, err);

@@ -14,7 +14,8 @@
  * state-message.c: the messages perfbot knows, commands, trailers, ingest
  * cursors, the archive's tip;
  * state-route.c: who may steer a report, command outcomes, exclusions;
- * state-track.c: fixes, watched refs' cursors, notices and digests.
+ * state-track.c: fixes, watched refs' cursors, notices and digests;
+ * state-changes.c: the change log (schema 11's triggers keep it).
  */
 
 #include <stddef.h>

@@ -154,12 +154,25 @@ int state_message_set_archived(struct state *st, const char *message_id, const c
 	};
 	struct stmt q;
 	size_t i;
+	int own;
 
 	if (sdb_check_text("message_id", message_id, 1, err) < 0 ||
 	    sdb_check_text("blob_oid", blob_oid, 1, err) < 0 ||
 	    sdb_check_text("commit_oid", commit_oid, 1, err) < 0)
 		return err_prefix(err, "%s: ", st->path);
-	for (i = 0; i < N(sql); i++) {
+	/* An INSERT from a SELECT into a table with triggers (messages has
+	 * schema 11's) goes through a temporary table, made and dropped each
+	 * time: the first statement runs only for a sent report's mail, not
+	 * for each mail ingest archives. */
+	if (sdb_stmt_prepare(st, &q, "SELECT 1 FROM reports WHERE message_id = ? AND sent IS NOT NULL "
+			     "AND redirected_to IS NULL", err) < 0)
+		return -1;
+	sdb_bind_text(&q, message_id);
+	own = sdb_stmt_step(&q, err);
+	sdb_stmt_finish(&q);
+	if (own < 0)
+		return -1;
+	for (i = own ? 0 : 1; i < N(sql); i++) {
 		if (sdb_stmt_prepare(st, &q, sql[i], err) < 0)
 			return -1;
 		sdb_bind_text(&q, blob_oid);

@@ -1037,7 +1037,9 @@ struct state_changes {
 
 /* The reports changed after seq since, as of st's read transaction
  * (state_begin_read(); else one of its own).  One indexed query and
- * MAX(seq).  0, or -1 with a message. */
+ * MAX(seq).  A since above the newest seq (a seq of another state, or of
+ * this one before a backup was put back) sets all.  0, or -1 with a
+ * message. */
 int state_changes_since(struct state *st, int64_t since, struct state_changes *out,
 			struct buf *err);
 void state_changes_release(struct state_changes *c);

@@ -5,6 +5,7 @@
  * report's), at a larger seq; the exclusion list marks every report; the
  * bookkeeping no page shows (ingest and track cursors, the archive's tip,
  * the send log, the delivery flag) and a rolled back write mark nothing;
+ * a seq the state never reached means every report;
  * a state migrated from schema 10 has every thread head at seq 1.  Each
  * test has its own state directory.
  */
@@ -439,6 +440,13 @@ static void bookkeeping_is_no_change(void **state)
 	assert_int_equal(c.seq, f->since);
 	state_changes_release(&c);
 	ok(state_commit(f->st, &err), &err, "end read");
+
+	/* a seq this state never reached: everything */
+	ok(state_changes_since(f->st, f->since + 1, &c, &err), &err, "a seq from elsewhere");
+	assert_int_equal(c.all, 1);
+	assert_int_equal(c.nr, 0);
+	assert_int_equal(c.seq, f->since);
+	state_changes_release(&c);
 	buf_release(&err);
 }
 
