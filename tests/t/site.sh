@@ -212,18 +212,19 @@ check_eq "a run while another holds the lock: exit 75, saying so" "75 1" \
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 
-# 6. kill -9 midway (SIGKILL at a chosen rename): the pages there are
-# whole; on a site that exists, every link resolves (pages are renamed
-# before the lists that link to them); the next run makes the site a
-# fresh run makes, and leaves no temporary file
+# 6. kill -9 midway (SIGKILL as a chosen page is put in place: a new
+# page is linked into the folder, an existing one renamed over): the
+# pages there are whole; on a site that exists, every link resolves
+# (pages are put in place before the lists that link to them); the next
+# run makes the site a fresh run makes, and leaves no temporary file
 if command -v strace >/dev/null 2>&1; then
-	killed_run() {
-		strace -f -o /dev/null -e trace=rename -e inject=rename:signal=KILL:when="$1" \
+	killed_run() {	# killed_run SYSCALL N
+		strace -f -o /dev/null -e trace="$1" -e inject="$1":signal=KILL:when="$2" \
 			env PERFBOT_NOW=1773400000 "$perfbot" --config "$tmp/c" site 2>/dev/null
 	}
 	rm -rf "$site"
-	killed_run 6
-	check "a first run killed at its 6th rename: some pages there, not the index nor the manifest" \
+	killed_run linkat 6
+	check "a first run killed as its 6th new page is linked: some pages there, not the index nor the manifest" \
 		sh -c "test -f '$site/report/1.html' && ! test -f '$site/index.html' && ! test -f '$site/.manifest'"
 	check "killed: every page there is whole" python3 "$top/tests/helpers/site-check.py" whole "$site"
 	pb site 2>"$tmp/site5.log"
@@ -233,7 +234,7 @@ if command -v strace >/dev/null 2>&1; then
 	reply site10@example.org "$m1" >"$tmp/two.mbox"
 	PERFBOT_NOW=1773395000 "$perfbot" --config "$tmp/c" ingest --mbox "$tmp/two.mbox" 2>"$tmp/ingest10.log"
 	cp "$site/index.html" "$tmp/index.before"
-	killed_run 2
+	killed_run rename 2
 	check "a run killed at its 2nd rename: report 1's page new, the index not yet" \
 		sh -c "grep -q 'site10%40example.org' '$site/report/1.html' && cmp -s '$site/index.html' '$tmp/index.before'"
 	for what in whole links; do
