@@ -310,13 +310,33 @@ static int get_count(struct cursor *c, size_t *out)
 	return 0;
 }
 
-static int get_names(struct cursor *c, struct state_names *n)
+/* n zeroed bytes that live as long as k (its pieces' arrays: one block a
+ * megabyte, not an allocation an array). */
+static void *cache_alloc(struct site_cache *k, size_t n)
+{
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (n > k->left) {
+		size_t size = n > (1u << 20) ? n : (1u << 20);
+
+		k->blocks = xrealloc(k->blocks, (k->nr_blocks + 1) * sizeof(*k->blocks));
+		k->blocks[k->nr_blocks++] = k->at = xcalloc(1, size);
+		k->left = size;
+	}
+	p = k->at;
+	k->at += n;
+	k->left -= n;
+	return p;
+}
+
+static int get_names(struct site_cache *k, struct cursor *c, struct state_names *n)
 {
 	size_t nr, i;
 
 	if (get_count(c, &nr) < 0)
 		return -1;
-	n->v = xcalloc(nr + 1, sizeof(*n->v));
+	n->v = cache_alloc(k, (nr + 1) * sizeof(*n->v));
 	n->alloc = nr + 1;
 	for (i = 0; i < nr; i++) {
 		if (get_str(c, &n->v[i], NULL) < 0 || !n->v[i])
@@ -326,7 +346,7 @@ static int get_names(struct cursor *c, struct state_names *n)
 	return 0;
 }
 
-static int get_piece(struct cursor *c, struct site_piece *p)
+static int get_piece(struct site_cache *k, struct cursor *c, struct site_piece *p)
 {
 	int64_t v;
 	size_t i, nr;
@@ -337,7 +357,7 @@ static int get_piece(struct cursor *c, struct site_piece *p)
 	    get_str(c, &p->family, NULL) < 0 || !p->family || get_str(c, &p->tree, NULL) < 0 ||
 	    !p->tree || get_str(c, &p->state, NULL) < 0 || !p->state ||
 	    get_str(c, &p->subject, NULL) < 0 || !p->subject ||
-	    get_names(c, &p->subsystems) < 0 || get_names(c, &p->lists) < 0)
+	    get_names(k, c, &p->subsystems) < 0 || get_names(k, c, &p->lists) < 0)
 		return -1;
 	p->open = v != 0;
 	for (i = 0; i < SITE_ROOTS; i++)
@@ -345,7 +365,7 @@ static int get_piece(struct cursor *c, struct site_piece *p)
 			return -1;
 	if (get_count(c, &nr) < 0)
 		return -1;
-	p->entries = xcalloc(nr + 1, sizeof(*p->entries));
+	p->entries = cache_alloc(k, (nr + 1) * sizeof(*p->entries));
 	for (i = 0; i < nr; i++) {
 		struct site_entry *e = &p->entries[i];
 
@@ -372,7 +392,7 @@ static int get_piece(struct cursor *c, struct site_piece *p)
 	}
 	if (get_count(c, &nr) < 0)
 		return -1;
-	p->json = xcalloc(nr + 1, sizeof(*p->json));
+	p->json = cache_alloc(k, (nr + 1) * sizeof(*p->json));
 	for (i = 0; i < nr; i++) {
 		if (get_int(c, &p->json[i].id) < 0 ||
 		    get_str(c, &p->json[i].text, &p->json[i].len) < 0 || !p->json[i].text)
@@ -391,6 +411,9 @@ void site_cache_release(struct site_cache *k)
 	free(k->v);
 	if (k->map)
 		munmap((void *)(uintptr_t)k->map, k->size);
+	for (i = 0; i < k->nr_blocks; i++)
+		free(k->blocks[i]);
+	free(k->blocks);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -489,7 +512,7 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 		ALLOC_GROW(ops, nr_ops + 1, alloc_ops);
 		if (kind == 'P') {
 			ALLOC_GROW(all, nr_all + 1, alloc_all);
-			if (get_piece(&body, &all[nr_all]) < 0 || body.p != body.end) {
+			if (get_piece(k, &body, &all[nr_all]) < 0 || body.p != body.end) {
 				site_piece_release(&all[nr_all]);
 				break;
 			}
@@ -511,7 +534,11 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 		goto out;
 	/* the last record of each report says what it has */
 	run_ops = ops;
-	xqsort(run_ops, whole_ops, sizeof(*run_ops), by_id_order);
+	/* a file written anew is in number order already */
+	for (i = 1; i < whole_ops && by_id_order(&run_ops[i - 1], &run_ops[i]) < 0; i++)
+		;
+	if (i < whole_ops)
+		xqsort(run_ops, whole_ops, sizeof(*run_ops), by_id_order);
 	k->v = xcalloc(whole_ops + 1, sizeof(*k->v));
 	k->alloc = whole_ops + 1;
 	for (i = 0; i < whole_ops; i++) {

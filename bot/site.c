@@ -144,7 +144,7 @@ static void add_report_path(struct buf *b, int64_t id)
 static void manifest_read(const char *dir, struct site_manifest *m)
 {
 	struct buf path = BUF_INIT;
-	const char *p;
+	char *p;
 
 	memset(m, 0, sizeof(*m));
 	buf_init(&m->text);
@@ -153,11 +153,15 @@ static void manifest_read(const char *dir, struct site_manifest *m)
 	if (buf_read_file(&m->text, path.data, 256u << 20, NULL) < 0)
 		buf_reset(&m->text);
 	buf_release(&path);
-	for (p = m->text.data; *p;) {
+	/* the entries' fields point into a copy, each ended by a NUL where
+	 * its tab or newline was: one allocation, not four a page */
+	m->fields = xmemdup(m->text.data, m->text.len + 1);
+	for (p = m->fields; *p;) {
 		size_t n = strcspn(p, "\n"), h = strspn(p, "0123456789abcdef");
-		const char *q = p, *end = p + n;
+		char *q = p, *end = p + n, *next = p + n + (p[n] == '\n');
 		unsigned long long size = 0;
 
+		*end = '\0';
 		/* "SIZE PATH[\tFP\tSUBSYSTEMS\tLISTS]" (an older perfbot's
 		 * line began with the page's SHA-256: skipped); a line not so
 		 * is skipped (its page is then written again) */
@@ -168,39 +172,39 @@ static void manifest_read(const char *dir, struct site_manifest *m)
 				size = size * 10 + (unsigned long long)(*q++ - '0');
 			if (*q == ' ' && q + 1 < end) {
 				struct site_manifest_entry *e;
+				char **field[4];
+				char *at = q + 1;
 				size_t k;
 
 				ALLOC_GROW(m->v, m->nr + 1, m->alloc);
 				e = &m->v[m->nr++];
 				memset(e, 0, sizeof(*e));
 				e->size = size;
-				char **field[4] = { &e->path, &e->fp, &e->subsystems, &e->lists };
-				const char *at = q + 1;
-
+				field[0] = &e->path;
+				field[1] = &e->fp;
+				field[2] = &e->subsystems;
+				field[3] = &e->lists;
 				for (k = 0; k < 4; k++) {
-					const char *t = at < end ? memchr(at, '\t', (size_t)(end - at)) : NULL;
-					const char *stop = t && k < 3 ? t : end;
+					char *t = k < 3 ? strchr(at, '\t') : NULL;
 
-					*field[k] = xstrndup(at, at < stop ? (size_t)(stop - at) : 0);
-					at = stop < end ? stop + 1 : end;
+					*field[k] = at;
+					if (t) {
+						*t = '\0';
+						at = t + 1;
+					} else {
+						at = end;	/* "" from here on */
+					}
 				}
 			}
 		}
-		p += n + (p[n] == '\n');
+		p = next;
 	}
 }
 
 static void manifest_release(struct site_manifest *m)
 {
-	size_t i;
-
-	for (i = 0; i < m->nr; i++) {
-		free(m->v[i].path);
-		free(m->v[i].fp);
-		free(m->v[i].subsystems);
-		free(m->v[i].lists);
-	}
 	free(m->v);
+	free(m->fields);
 	buf_release(&m->text);
 	memset(m, 0, sizeof(*m));
 }
@@ -1238,11 +1242,7 @@ void site_piece_release(struct site_piece *p)
 	size_t i;
 
 	if (p->borrowed) {
-		/* the strings are the cache's text: only the arrays are ours */
-		free(p->subsystems.v);
-		free(p->lists.v);
-		free(p->entries);
-		free(p->json);
+		/* strings and arrays are the cache's (site_cache_release()) */
 		memset(p, 0, sizeof(*p));
 		return;
 	}

@@ -125,7 +125,7 @@ struct site_piece {
 	struct site_json *json;		/* its own line, then its follow-ups' */
 	size_t nr_json;
 	int borrowed;			/* its strings are the cache's mapping
-					   (read only) */
+					   (read only), its arrays the cache's */
 };
 
 void site_piece_release(struct site_piece *p);
@@ -140,6 +140,10 @@ struct site_cache {
 	size_t nr, alloc;
 	const char *map;		/* the file, mapped read only */
 	size_t size;
+	char **blocks;			/* the pieces' arrays (site-cache.c) */
+	size_t nr_blocks;
+	char *at;
+	size_t left;
 	size_t end;			/* where its last whole run ends */
 	size_t live;			/* the bytes of the records that count */
 };
@@ -161,7 +165,7 @@ int site_cache_write(const struct site_input *in, struct buf *err);
 /* A line of the manifest: "SIZE PATH", and for a report's page
  * "\tFINGERPRINT\tSUBSYSTEMS\tLISTS" (names percent-encoded, joined by ','). */
 struct site_manifest_entry {
-	char *path;
+	char *path;		/* these into the manifest's fields */
 	unsigned long long size;
 	char *fp;		/* "" when none */
 	char *subsystems, *lists;
@@ -171,6 +175,7 @@ struct site_manifest_entry {
 struct site_manifest {
 	struct site_manifest_entry *v;
 	size_t nr, alloc;
+	char *fields;		/* the text again, its fields NUL-ended */
 	struct buf text;	/* the file as read */
 };
 
