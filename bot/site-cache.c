@@ -46,39 +46,23 @@
 
 /* ---- writing -------------------------------------------------------- */
 
+/* (ids, dates, counts: value_format_number() writes them as integers) */
 static void put_int(struct buf *b, int64_t v)
 {
-	char d[24];
-	size_t at = sizeof(d);
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	d[--at] = '\n';
-	do {
-		d[--at] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		d[--at] = '-';
-	d[--at] = 'I';
-	buf_add(b, d + at, sizeof(d) - at);
+	buf_addc(b, 'I');
+	value_format_number(b, (double)v);
+	buf_addc(b, '\n');
 }
 
 static void put_strn(struct buf *b, const char *s, size_t len)
 {
-	char d[24];
-	size_t at = sizeof(d), n = len;
-
 	if (!s) {
 		buf_adds(b, "N\n");
 		return;
 	}
-	d[--at] = ':';
-	do {
-		d[--at] = (char)('0' + n % 10);
-		n /= 10;
-	} while (n);
-	d[--at] = 'S';
-	buf_add(b, d + at, sizeof(d) - at);
+	buf_addc(b, 'S');
+	value_format_number(b, (double)len);
+	buf_addc(b, ':');
 	buf_add(b, s, len);
 	buf_addc(b, '\0');
 }

@@ -129,19 +129,7 @@ PERFBOT_NOW=1773230000 pb ingest --mbox "$tmp/patches.mbox" 2>"$tmp/ingest-fix.l
 # each and its result is sent
 for n in 1 2; do
 	PERFBOT_NOW=1773235000 pb requests take $n >"$tmp/job$n.json"
-	python3 - "$tmp/job$n.json" "$tmp/result$n.json" <<'PY'
-import json, sys
-job = json.load(open(sys.argv[1]))
-t0 = job["tests"][0]
-test = {k: t0[k] for k in ("testcase", "tbox_group", "machine", "kconfig", "compiler", "rootfs", "params", "headline")}
-test["metrics"] = [{"name": t0["headline"], "base": {"mean": 412000, "stddev_percent": 0.5},
-                    "head": {"mean": 382000, "stddev_percent": 1.2},
-                    "extra": [{"mean": 411000, "stddev_percent": 0.8}]}]
-json.dump({"perfbot": 1, "tree": job["tree"], "repo_url": "https://git.kernel.org/pub/scm/linux/kernel/git/x/linux.git",
-           "base": job["base"], "commit": job["head"],
-           "request": job["request"], "tests": [test],
-           "extra": [{"commit": job["test"]["commit"], "label": "the fix"}]}, open(sys.argv[2], "w"))
-PY
+	python3 "$top/tests/helpers/job-result.py" "$tmp/job$n.json" "$tmp/result$n.json" 412000 382000 411000
 	PERFBOT_NOW=1773236000 pb queue "$tmp/result$n.json" 2>"$tmp/queue$n.log"
 	PERFBOT_NOW=$((1773240000 + n)) pb send 2>"$tmp/send-result$n.log"
 done

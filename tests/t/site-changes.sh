@@ -112,18 +112,7 @@ check "... it is request 3, pending" grep -q "^3  pending  report 1" "$tmp/reque
 # its result, as site-state.sh's pipeline makes one
 now=$((now + 100))
 pb requests take "$n" >"$tmp/job.json"
-python3 - "$tmp/job.json" "$tmp/result.json" <<'PY'
-import json, sys
-job = json.load(open(sys.argv[1]))
-t0 = job["tests"][0]
-test = {k: t0[k] for k in ("testcase", "tbox_group", "machine", "kconfig", "compiler", "rootfs", "params", "headline")}
-test["metrics"] = [{"name": t0["headline"], "base": {"mean": 100, "stddev_percent": 0.5},
-                    "head": {"mean": 120, "stddev_percent": 1.2},
-                    "extra": [{"mean": 101, "stddev_percent": 0.8}]}]
-json.dump({"perfbot": 1, "tree": job["tree"], "repo_url": "https://git.kernel.org/pub/scm/linux/kernel/git/x/linux.git",
-           "base": job["base"], "commit": job["head"], "request": job["request"], "tests": [test],
-           "extra": [{"commit": job["test"]["commit"], "label": "the fix"}]}, open(sys.argv[2], "w"))
-PY
+python3 "$top/tests/helpers/job-result.py" "$tmp/job.json" "$tmp/result.json" 100 120 101
 pb queue "$tmp/result.json" 2>"$tmp/queue.log"
 now=$((now + 100))
 pb send 2>"$tmp/send-result.log"
