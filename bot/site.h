@@ -5,20 +5,27 @@
  * The static web site (perfbot-site(1)): what perfbot knows, as pages a
  * web server or a browser on the files shows.  Three steps:
  *
- *   site_gather()  reads the state (I/O): every report as `status` knows
- *                  it (status.h), its fix and requests, and which pages
- *                  are unchanged;
+ *   site_gather()  reads the state (I/O): the reports as `status` knows
+ *                  them (status.h) -- every one, or only those the
+ *                  state's change log says changed since the pieces of
+ *                  the last run (site-cache.c) were made;
  *   site_render()  every page, in the order they must be written (each
  *                  page before the lists that link to it), through the
  *                  templates of templates/site (HTML-escaped: the set
  *                  must be in TEMPLATE_ESCAPE_HTML mode).  The report
- *                  pages are made by several threads at once, each reading
- *                  its report's thread, job (its facts), mail as sent and
- *                  samples as it goes (under one lock: the state is one
- *                  connection); the lists and feeds are pure;
- *   site_write()   writes the pages whose bytes changed into the site's
- *                  folder (each to a temporary name, then renamed), and
- *                  then the manifest that says what each holds.
+ *                  pages and their pieces (a report's rows, feed entries
+ *                  and lines of reports.json) are made by several threads
+ *                  at once, each reading its report's thread, job (its
+ *                  facts), mail as sent and samples as it goes (under one
+ *                  lock: the state is one connection) and putting the page
+ *                  in place (site_write_page()); the lists, feeds and
+ *                  reports.json are put together from every report's
+ *                  piece, made or cached;
+ *   site_write()   writes the other pages whose bytes changed into the
+ *                  site's folder (each whole: a new one linked into place,
+ *                  an existing one renamed over), then the manifest that
+ *                  says what each holds; site_cache_write() then keeps the
+ *                  pieces for the next run.
  *
  * Published: reports (not follow-ups, notices or digests) that a server
  * took (state_report.sent); a queued, held or dropped one is on no page.
@@ -28,9 +35,11 @@
  *
  * Incremental: SITE_MANIFEST in the site's folder holds one line per page,
  * "SIZE PATH"; a page whose file holds its new bytes (the size as the
- * manifest says, then compared byte for byte) is not written again.  The manifest is written
- * last, so a run killed midway leaves pages that are whole (renamed into
- * place) and a manifest that the next run corrects.
+ * manifest says, then compared byte for byte) is not written again.  The
+ * manifest is written after the pages and the cache after it, so a run
+ * killed midway leaves pages that are whole, and a manifest and cache
+ * that the next run corrects (the cache's seq is older than the changes
+ * made since: they are read again).
  */
 
 #include <pthread.h>
