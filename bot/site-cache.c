@@ -1,12 +1,13 @@
 /*
  * site-cache.c: the pieces of the last site run, kept so that the next run
  * makes again only the pieces of the reports the state says changed since.
- * In the state's folder (STATE/cache/site-NAME.cache, NAME made of the
- * site folder's path by site_file_name()), not the site's: it holds the
- * subjects and names as they came, unescaped, and the site is public.
+ * In the state's folder (STATE/cache/site.cache), not the site's: it holds
+ * the subjects and names as they came, unescaped, and the site is public.
+ * It serves the configured site folder only (site_gather()).
  *
- * The file: "perfbot-site-cache 3\n", the salt the pieces were made with,
- * then records, each "<letter><length>:<CRC-32>\n" and that many bytes of
+ * The file: "perfbot-site-cache 5\n", the salt the pieces were made with
+ * and the site folder they are of (folder_identity()) as strings, then
+ * records, each "<letter><length>:<CRC-32>\n" and that many bytes of
  * fields (the CRC theirs: a damaged record is never read as a piece), each
  * field an integer "I<decimal>\n", a string "S<length>:<bytes>" and a NUL,
  * or "N\n" for no string:
@@ -41,7 +42,7 @@
 #include "xalloc.h"
 #include "banned.h"
 
-#define MAGIC "perfbot-site-cache 4\n"
+#define MAGIC "perfbot-site-cache 5\n"
 #define MAX_ITEMS 1000000	/* names, entries or lines of one piece */
 
 /* ---- writing -------------------------------------------------------- */
@@ -181,23 +182,32 @@ static int cache_append(const char *path, size_t at, const struct buf *b, struct
 	return ret;
 }
 
-/* STATE/cache/site-NAME.cache for the site folder dir (its folder made
- * when make). */
-static int cache_path(struct buf *out, const char *state, const char *dir, int make,
-		      struct buf *err)
+/* STATE/cache/site.cache (its folder made when make). */
+static int cache_path(struct buf *out, const char *state, int make, struct buf *err)
+{
+	buf_addf(out, "%s/cache", state);
+	if (make && dir_make(out->data, 0700, err) < 0)
+		return -1;
+	buf_adds(out, "/site.cache");
+	return 0;
+}
+
+/* Which site folder the pieces are of: its real path, device and inode.
+ * The pages a run keeps are those of that folder's manifest: a run into
+ * another folder (--out), or into one made again, reads every report. */
+static void folder_identity(struct buf *out, const char *dir)
 {
 	char *real = realpath(dir, NULL);
+	struct stat sb;
 
-	buf_addf(out, "%s/cache", state);
-	if (make && dir_make(out->data, 0700, err) < 0) {
-		free(real);
-		return -1;
+	buf_adds(out, real ? real : dir);
+	if (stat(dir, &sb) == 0) {
+		buf_addc(out, ' ');
+		value_format_number(out, (double)sb.st_dev);
+		buf_addc(out, ':');
+		value_format_number(out, (double)sb.st_ino);
 	}
-	buf_adds(out, "/site-");
-	site_file_name(out, real ? real : dir);
-	buf_adds(out, ".cache");
 	free(real);
-	return 0;
 }
 
 int site_cache_write(const struct site_input *in, struct buf *err)
@@ -206,7 +216,7 @@ int site_cache_write(const struct site_input *in, struct buf *err)
 	size_t i;
 	int ret;
 
-	if (cache_path(&path, in->cfg->state, in->dir, 1, err) < 0) {
+	if (cache_path(&path, in->cfg->state, 1, err) < 0) {
 		buf_release(&path);
 		return -1;
 	}
@@ -218,6 +228,9 @@ int site_cache_write(const struct site_input *in, struct buf *err)
 	buf_grow(&b, in->nr_pieces * 4096 + 64);
 	buf_adds(&b, MAGIC);
 	put_str(&b, in->salt.data);
+	folder_identity(&body, in->dir);
+	put_strn(&b, body.data, body.len);
+	buf_reset(&body);
 	for (i = 0; i < in->nr_pieces; i++)
 		put_piece(&b, &in->pieces[i], &body);
 	put_int(&body, in->seq);
@@ -444,22 +457,24 @@ static int by_id_order(const void *a, const void *b)
 
 int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 {
-	struct buf path = BUF_INIT;
+	struct buf path = BUF_INIT, folder = BUF_INIT;
 	struct cursor c;
 	struct op *ops = NULL, *run_ops = NULL;
 	struct site_piece *all = NULL;
 	size_t nr_ops = 0, alloc_ops = 0, nr_all = 0, alloc_all = 0, whole_ops = 0, i;
-	char *salt;
+	char *salt, *of;
 	int ok = 0;
 
 	memset(k, 0, sizeof(*k));
-	cache_path(&path, state, dir, 0, NULL);
+	cache_path(&path, state, 0, NULL);
+	folder_identity(&folder, dir);
 	if (cache_map(path.data, k) < 0 || k->size < strlen(MAGIC) ||
 	    memcmp(k->map, MAGIC, strlen(MAGIC)))
 		goto out;
 	c.p = k->map + strlen(MAGIC);
 	c.end = k->map + k->size;
-	if (get_str(&c, &salt, NULL) < 0 || !salt)
+	if (get_str(&c, &salt, NULL) < 0 || !salt || get_str(&c, &of, NULL) < 0 || !of ||
+	    strcmp(of, folder.data))
 		goto out;
 	k->salt = salt;
 	/* the records up to the last C: what an unfinished run left after
@@ -545,6 +560,7 @@ out:
 	free(all);
 	free(ops);
 	buf_release(&path);
+	buf_release(&folder);
 	if (!ok)
 		site_cache_release(k);
 	return ok;

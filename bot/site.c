@@ -429,6 +429,25 @@ static int cache_pages_listed(const struct site_input *in)
 	return ok;
 }
 
+/* Whether dir is the configured site folder (site.dir, else STATE/site). */
+static int is_site_dir(const struct config *cfg, const char *dir)
+{
+	struct buf conf = BUF_INIT;
+	char *a = realpath(dir, NULL), *b;
+	int same;
+
+	if (cfg->site_dir)
+		buf_adds(&conf, cfg->site_dir);
+	else
+		buf_addf(&conf, "%s/site", cfg->state);
+	b = realpath(conf.data, NULL);
+	same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	buf_release(&conf);
+	return same;
+}
+
 int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
 		struct site_input *in, struct buf *err)
 {
@@ -457,8 +476,11 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 	/* the last run's pieces serve when they were made with this salt, at
 	 * a seq this state has, and their pages are listed: then only the
 	 * reports changed since are gathered (many changed: all of them,
-	 * which costs less than a query a report) */
-	if (!full && site_cache_read(cfg->state, dir, &in->cache) && in->cache.seq > 0 &&
+	 * which costs less than a query a report); only for the configured
+	 * folder, which a run with --out elsewhere leaves alone */
+	in->cacheable = is_site_dir(cfg, dir);
+	if (!full && in->cacheable && site_cache_read(cfg->state, dir, &in->cache) &&
+	    in->cache.seq > 0 &&
 	    in->cache.seq <= in->seq && !strcmp(in->cache.salt, in->salt.data)) {
 		if (state_changes_since(in->st, in->cache.seq, &in->changes, err) < 0)
 			return -1;
@@ -2068,7 +2090,7 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 	if (in->partial)
 		merge_cached(&c, in);
 	else
-		in->cache_dirty = 1;
+		in->cache_dirty = in->cacheable;
 	idx = sorted_pieces(in);
 	c.entries = entries_sorted(in, &c.nr_entries);
 	/* the trees, in order of their first report */

@@ -157,18 +157,18 @@ struct site_cache {
 	size_t live;			/* the bytes of the records that count */
 };
 
-/* Reads the cache of the site folder dir from the state folder state
- * (site-cache.c says where) into *k: 1, or 0 when there is none or it is
- * not whole (k then empty: the run makes every piece). */
+/* Reads state's STATE/cache/site.cache into *k: 1, or 0 when there is
+ * none, it is not whole, or it is another site folder's than dir (k then
+ * empty: the run makes every piece). */
 int site_cache_read(const char *state, const char *dir, struct site_cache *k);
 void site_cache_release(struct site_cache *k);
 
 struct site_input;
 
-/* Writes in's pieces, seq and salt as the cache of in->dir: a partial run
- * (in->partial) appends the pieces it made and the reports it dropped;
- * any other, or a file more than twice what it holds, writes it anew
- * (renamed into place).  0, or -1 with a message. */
+/* Writes in's pieces, seq, salt and folder as the state's site cache: a
+ * partial run (in->partial) appends the pieces it made and the reports it
+ * dropped; any other, or a file more than twice what it holds, writes it
+ * anew (renamed into place).  0, or -1 with a message. */
 int site_cache_write(const struct site_input *in, struct buf *err);
 
 /* A line of the manifest: "SIZE PATH", and for a report's page
@@ -205,6 +205,8 @@ struct site_input {
 	int64_t seq;			/* the state's change seq, as read */
 	struct site_cache cache;	/* the last run's pieces */
 	struct state_changes changes;	/* the state's since cache.seq */
+	int cacheable;			/* dir is the configured site folder:
+					   the cache is its */
 	int partial;			/* v holds only the reports changed
 					   since cache.seq; the others' pieces
 					   are the cache's */

@@ -7,9 +7,11 @@
 # commands, then a run: it reads only the changed report again (-v says
 # "1 of N reports read"), writes its page, and leaves a site byte for byte
 # the one a --full run into a new folder makes.  An unsubscribe (every
-# report) reads all of them; a damaged cache costs a run that reads all of
-# them, not a wrong page; what an unfinished run left at the cache's end
-# is not read, and the next run's records go in its place.
+# report) reads all of them, and so does a run into another folder than
+# the configured one (which leaves the cache alone) and into the folder
+# made again; a damaged cache costs a run that reads all of them, not a
+# wrong page; what an unfinished run left at the cache's end is not read,
+# and the next run's records go in its place.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
@@ -40,11 +42,25 @@ ingest() { now=$((now + 100)); pb ingest --mbox "$1" 2>>"$tmp/ingest.log"; }
 
 pb -v site 2>"$tmp/site0.log"
 check "the first run reads every report" grep -q "(0 removed; 4 of 4 reports read;" "$tmp/site0.log"
-cache=$(ls "$tmp/state/cache/"site-*.cache 2>/dev/null | head -n 1)
+cache=$tmp/state/cache/site.cache
 check "its cache is in the state's folder, not the public site's" \
 	sh -c "test -s '$cache' && ! find '$site' -name '*.cache' | grep -q ."
 pb -v site 2>"$tmp/site00.log"
 check "a run with nothing new reads no report" grep -q "(0 removed; 0 of 4 reports read, the others" "$tmp/site00.log"
+
+# a run into another folder reads every report and leaves the cache to
+# the configured one; a configured folder made again is read whole
+pb -v site --out "$tmp/other" 2>"$tmp/site-other.log"
+check "--out elsewhere: every report read" grep -q "(0 removed; 4 of 4 reports read;" "$tmp/site-other.log"
+pb -v site 2>"$tmp/site-after-other.log"
+check "... the configured folder's next run reads none" \
+	grep -q "(0 removed; 0 of 4 reports read, the others" "$tmp/site-after-other.log"
+mv "$site" "$tmp/site-moved"
+mkdir "$site"
+cp -a "$tmp/site-moved/." "$site/"
+pb -v site 2>"$tmp/site-remade.log"
+check "the folder made again (a copy of it): every report read" \
+	grep -q "(0 removed; 4 of 4 reports read;" "$tmp/site-remade.log"
 
 # after: CHANGE READ TOTAL PAGE: a run reads READ of TOTAL reports,
 # writes PAGE, and the site is a --full run's
