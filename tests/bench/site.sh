@@ -10,9 +10,9 @@
 #      where many were removed in the last seconds: removing between runs
 #      would time that, and only for whichever side came first); medians
 #      and the ratio (target <= 3x);
-#   2. incremental: on the configured site folder, after a run that makes
-#      the state's cache of it (as the timers keep it), one reply to one
-#      report (perfbot ingest), then a run:
+#   2. incremental: on the site folder of the last full run, after a run
+#      that makes the state's cache of it (as the timers keep it), one
+#      reply to one report (perfbot ingest), then a run:
 #      the files it wrote (target: that report's page and the lists that
 #      show it, nothing else) and its time beside the full run's median
 #      (target <= 5%), BENCH_SITE_RUNS times, each after a reply of its own;
@@ -27,7 +27,9 @@ make -s perfbot tests/bench/bench-site
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ./tests/bench/bench-site "$tmp/state" "$n"
-printf '[perfbot]\n\tstate = %s/state\n\trepo = %s\n[route]\n\tmaintainersFile = none\n[site]\n\tdir = %s/A\n' "$tmp" "$tmp" "$tmp" >"$tmp/c"
+# a configuration a site folder: each full run makes its folder the
+# configured one, and so keeps the state's cache of it as a real one does
+conf() { printf '[perfbot]\n\tstate = %s/state\n\trepo = %s\n[route]\n\tmaintainersFile = none\n[site]\n\tdir = %s\n' "$tmp" "$tmp" "$1" >"$tmp/c"; }
 pb() { "$top/perfbot" --config "$tmp/c" "$@"; }
 now() { date +%s.%N; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -36,9 +38,10 @@ median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (
 : >"$tmp/cp"
 i=0
 while [ $i -lt "$runs" ]; do
+	conf "$tmp/A$i"
 	sync
 	t0=$(now)
-	pb site --full --out "$tmp/A$i"
+	pb site --full
 	t1=$(now)
 	cp -r "$tmp/A$i" "$tmp/B$i"
 	t2=$(now)
@@ -46,7 +49,9 @@ while [ $i -lt "$runs" ]; do
 	echo "$t2 - $t1" | bc -l >>"$tmp/cp"
 	i=$((i + 1))
 done
-mv "$tmp/A0" "$tmp/A"
+# the last full run's folder is the configured one: the runs below use it
+mv "$tmp/A$((runs - 1))" "$tmp/A"
+conf "$tmp/A"
 pages=$(find "$tmp/A" -type f ! -name '.*' | wc -l)
 bytes=$(du -sb "$tmp/A" | cut -f1)
 full=$(median <"$tmp/full")
@@ -54,9 +59,8 @@ cp=$(median <"$tmp/cp")
 ratio=$(echo "$full / $cp" | bc -l)
 
 # the incremental runs, on the site folder A (the configured one, whose
-# pieces the state's cache keeps): a first run makes the cache (the full
-# runs above went to other folders), as the timers' runs keep it; then
-# one reply each
+# pieces the state's cache keeps; moved, so a first run makes its cache
+# again, as the timers' runs keep it); then one reply each
 pb site >/dev/null 2>&1
 : >"$tmp/incr"
 : >"$tmp/written"
