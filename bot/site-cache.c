@@ -138,8 +138,23 @@ static void put_piece_fields(struct buf *b, const struct site_piece *p)
 
 static void put_piece(struct buf *b, const struct site_piece *p, struct buf *body)
 {
+	if (p->record) {
+		buf_add(b, p->record, p->record_len);
+		return;
+	}
 	put_piece_fields(body, p);
 	put_record(b, 'P', body);
+}
+
+void site_piece_record(struct site_piece *p)
+{
+	struct buf b = BUF_INIT, body = BUF_INIT;
+
+	free(p->record);
+	p->record = NULL;
+	put_piece(&b, p, &body);
+	p->record = buf_detach(&b, &p->record_len);
+	buf_release(&body);
 }
 
 /* The records of a run that changed a few reports: the pieces it made,
@@ -225,7 +240,13 @@ int site_cache_write(const struct site_input *in, struct buf *err)
 		ret = cache_append(path.data, in->cache.end, &b, err);
 		goto out;
 	}
-	buf_grow(&b, in->nr_pieces * 4096 + 64);
+	{
+		size_t size = 64;
+
+		for (i = 0; i < in->nr_pieces; i++)
+			size += in->pieces[i].record ? in->pieces[i].record_len : 4096;
+		buf_grow(&b, size);
+	}
 	buf_adds(&b, MAGIC);
 	put_str(&b, in->salt.data);
 	folder_identity(&body, in->dir);

@@ -1292,6 +1292,7 @@ void site_piece_release(struct site_piece *p)
 	for (i = 0; i < p->nr_json; i++)
 		free(p->json[i].text);
 	free(p->json);
+	free(p->record);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -1580,6 +1581,10 @@ static void *reports_work(void *arg)
 		if (e == 0 && !in->v[i].cached)
 			e = page_report(&c, &in->v[i], &job->pages[i]) < 0 ||
 			    piece_make(&c, &in->v[i], &in->pieces[i]) < 0 ? 1 : 0;
+		/* its record for the cache, made here rather than by the one
+		 * thread that writes the cache */
+		if (e == 0 && in->cacheable)
+			site_piece_record(&in->pieces[i]);
 		details_release(&in->v[i]);
 		/* written at once: 10,000 pages are not all held */
 		if (e == 0 && c.writer && !in->v[i].cached &&

@@ -135,9 +135,15 @@ struct site_piece {
 	size_t nr_json;
 	int borrowed;			/* its strings are the cache's mapping
 					   (read only), its arrays the cache's */
+	char *record;			/* its record in the cache, made by the
+					   thread that made it, or NULL */
+	size_t record_len;
 };
 
 void site_piece_release(struct site_piece *p);
+
+/* p->record: the piece as the cache writes it (site-cache.c). */
+void site_piece_record(struct site_piece *p);
 
 /* The pieces of the last run and what they were made of: the state's
  * change seq (state_changes_since()) and the salt. */

@@ -793,7 +793,8 @@ int state_begin_read(struct state *st, struct buf *err)
 {
 	if (st->in_tx)
 		return err_set(err, "%s: a transaction is already open", st->path);
-	if (tx_sql(st, "BEGIN", err) < 0)
+	/* 1 GiB of address space, not of memory; only outside a transaction */
+	if (tx_sql(st, "PRAGMA mmap_size = 1073741824", err) < 0 || tx_sql(st, "BEGIN", err) < 0)
 		return -1;
 	st->in_tx = 1;
 	return 0;

@@ -335,7 +335,9 @@ int state_exists(const char *dir);
  * nestable).  After any failure inside, call state_rollback(). */
 int state_begin(struct state *st, struct buf *err);
 /* A transaction that only reads (BEGIN, deferred): many reads under one
- * lock and one snapshot (perfbot site's); never write in it.
+ * lock and one snapshot (perfbot site's); never write in it.  The
+ * connection reads the file through a mapping from then on (a reader of
+ * every report takes its pages from the page cache, not a pread() each).
  * state_commit() or state_rollback() ends it.  0 or -1. */
 int state_begin_read(struct state *st, struct buf *err);
 int state_commit(struct state *st, struct buf *err);
