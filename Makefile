@@ -178,7 +178,7 @@ FUZZ_BIN := $(FUZZ_SRC:.c=)
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null) -DPERFBOT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
 tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(SRC) $(HDR) $(GENERATED)
-	clang $(FUZZ_CFLAGS) -Ibot -o $@ $< $(SRC) $(LIBS)
+	clang $(FUZZ_CFLAGS) -DPERFBOT_VERSION='"$(VERSION)"' -Ibot -o $@ $< $(SRC) $(LIBS)
 fuzz: $(FUZZ_BIN)
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 

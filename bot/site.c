@@ -1156,6 +1156,8 @@ static int make_page(struct render_ctx *c, const char *name, const struct value 
 	struct buf out = BUF_INIT;
 
 	memset(p, 0, sizeof(*p));
+	/* a report's page is some 14 KB: grown once, not a dozen times */
+	buf_grow(&out, 1u << 15);
 	if (template_set_get(c->set, name, &t, c->err) < 0 ||
 	    template_render(c->set, t, view, NULL, &out, c->err) < 0) {
 		buf_release(&out);

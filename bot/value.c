@@ -89,19 +89,36 @@ struct value *value_new_object(void)
 	return value_alloc(VALUE_OBJECT);
 }
 
+/*
+ * An object's keys live in blocks it owns (KEY_BLOCK bytes, or one long
+ * key's), not an allocation each: a page's view is thousands of fields
+ * made and freed for one render, and their keys were a third of its
+ * allocations.
+ */
+#define KEY_BLOCK 512
+
+struct keyblock {
+	struct keyblock *next;
+	size_t used, size;
+	char bytes[];
+};
+
 void value_free(struct value *v)
 {
 	size_t i;
 
 	if (!v)
 		return;
-	for (i = 0; i < v->nr; i++) {
+	for (i = 0; i < v->nr; i++)
 		value_free(v->items[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
 	free(v->items);
 	free(v->keys);
+	while (v->keymem) {
+		struct keyblock *b = v->keymem;
+
+		v->keymem = b->next;
+		free(b);
+	}
 	if (v->str != (char *)(v + 1))
 		free(v->str);
 	free(v);
@@ -128,6 +145,27 @@ struct value *value_object_set(struct value *object, const char *key, struct val
 	return value_object_add(object, key, v);
 }
 
+static char *key_copy(struct value *object, const char *key)
+{
+	size_t n = strlen(key) + 1;
+	struct keyblock *b = object->keymem;
+	char *p;
+
+	if (!b || b->size - b->used < n) {
+		size_t size = n > KEY_BLOCK ? n : KEY_BLOCK;
+
+		b = xmalloc(sizeof(*b) + size);
+		b->next = object->keymem;
+		b->used = 0;
+		b->size = size;
+		object->keymem = b;
+	}
+	p = b->bytes + b->used;
+	memcpy(p, key, n);
+	b->used += n;
+	return p;
+}
+
 struct value *value_object_add(struct value *object, const char *key, struct value *v)
 {
 	size_t oldalloc = object->alloc;
@@ -135,7 +173,7 @@ struct value *value_object_add(struct value *object, const char *key, struct val
 	ALLOC_GROW(object->items, object->nr + 1, object->alloc);
 	if (object->alloc != oldalloc || !object->keys)
 		object->keys = xrealloc(object->keys, object->alloc * sizeof(*object->keys));
-	object->keys[object->nr] = xstrdup(key);
+	object->keys[object->nr] = key_copy(object, key);
 	object->items[object->nr++] = v;
 	return v;
 }

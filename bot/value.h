@@ -38,7 +38,9 @@ struct value {
 	size_t len;		/* VALUE_STRING: length of str */
 	size_t nr, alloc;	/* VALUE_ARRAY/OBJECT: members */
 	struct value **items;	/* VALUE_ARRAY/OBJECT: the members, in order */
-	char **keys;		/* VALUE_OBJECT: keys, parallel to items */
+	char **keys;		/* VALUE_OBJECT: keys, parallel to items (their
+				   bytes in keymem's blocks) */
+	void *keymem;		/* VALUE_OBJECT: the blocks its keys live in */
 	int line, column;	/* where the JSON reader found it (1-based); 0 if built */
 };
 
