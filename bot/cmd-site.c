@@ -115,10 +115,8 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 	}
 	if (out)
 		buf_adds(&dir, out);
-	else if (cfg->site_dir)
-		buf_adds(&dir, cfg->site_dir);
 	else
-		buf_addf(&dir, "%s/site", cfg->state);
+		site_default_dir(cfg, &dir);
 	if (dir_make(dir.data, 0755, &err) < 0) {
 		rc = EX_CANTCREAT;
 		goto fail;

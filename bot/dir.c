@@ -1,7 +1,9 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,6 +121,34 @@ int dir_write_file_mode(const char *path, const char *data, size_t len, mode_t m
 done:
 	buf_release(&tmp);
 	return ret;
+}
+
+int dir_map_file(const char *path, size_t max, const void **data, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat sb;
+	void *m = NULL;
+
+	*data = NULL;
+	*len = 0;
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > max ||
+	    (sb.st_size > 0 &&
+	     (m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	*data = m;
+	*len = (size_t)sb.st_size;
+	return 1;
+}
+
+void dir_unmap_file(const void *data, size_t len)
+{
+	if (data)
+		munmap((void *)(uintptr_t)data, len);
 }
 
 int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mode,

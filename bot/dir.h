@@ -46,6 +46,13 @@ int dir_write_file(const char *path, const char *data, size_t len, struct buf *e
 int dir_write_file_mode(const char *path, const char *data, size_t len, mode_t mode, int sync,
 			struct buf *err);
 
+/* Maps the regular file at path read only: 1 with *data and *len set
+ * (dir_unmap_file() them; an empty file is NULL and 0), 0 when it cannot
+ * be (none, not a regular file, over max bytes: a caller that only reads
+ * what it made falls back on making it again). */
+int dir_map_file(const char *path, size_t max, const void **data, size_t *len);
+void dir_unmap_file(const void *data, size_t len);
+
 /* dir_write_file_mode(path, ..., mode, 0, err) for a path that does not
  * exist yet: the file is written nameless (O_TMPFILE) and then given its
  * name, whole (linkat()): one change to the folder instead of a temporary

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <zlib.h>
@@ -427,36 +426,11 @@ void site_cache_release(struct site_cache *k)
 	for (i = 0; i < k->nr; i++)
 		site_piece_release(&k->v[i]);
 	free(k->v);
-	if (k->map)
-		munmap((void *)(uintptr_t)k->map, k->size);
+	dir_unmap_file(k->map, k->size);
 	for (i = 0; i < k->nr_blocks; i++)
 		free(k->blocks[i]);
 	free(k->blocks);
 	memset(k, 0, sizeof(*k));
-}
-
-/* Maps the file at path (read only) into k->map: 0, or -1 (none, or it
- * cannot be read: the run then makes every piece). */
-static int cache_map(const char *path, struct site_cache *k)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat sb;
-	void *m;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 ||
-	    (uint64_t)sb.st_size > (1ull << 32)) {
-		close(fd);
-		return -1;
-	}
-	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return -1;
-	k->map = m;
-	k->size = (size_t)sb.st_size;
-	return 0;
 }
 
 /* A record of the file: which report, in file order. */
@@ -489,8 +463,10 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 	memset(k, 0, sizeof(*k));
 	cache_path(&path, state, 0, NULL);
 	folder_identity(&folder, dir);
-	if (cache_map(path.data, k) < 0 || k->size < strlen(MAGIC) ||
-	    memcmp(k->map, MAGIC, strlen(MAGIC)))
+	/* a file that cannot be mapped only costs a run that makes every
+	 * piece */
+	if (!dir_map_file(path.data, (size_t)1 << 32, (const void **)&k->map, &k->size) ||
+	    k->size < strlen(MAGIC) || memcmp(k->map, MAGIC, strlen(MAGIC)))
 		goto out;
 	c.p = k->map + strlen(MAGIC);
 	c.end = k->map + k->size;

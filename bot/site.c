@@ -5,12 +5,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -429,17 +427,22 @@ static int cache_pages_listed(const struct site_input *in)
 	return ok;
 }
 
-/* Whether dir is the configured site folder (site.dir, else STATE/site). */
+void site_default_dir(const struct config *cfg, struct buf *out)
+{
+	if (cfg->site_dir)
+		buf_adds(out, cfg->site_dir);
+	else
+		buf_addf(out, "%s/site", cfg->state);
+}
+
+/* Whether dir is the configured site folder. */
 static int is_site_dir(const struct config *cfg, const char *dir)
 {
 	struct buf conf = BUF_INIT;
 	char *a = realpath(dir, NULL), *b;
 	int same;
 
-	if (cfg->site_dir)
-		buf_adds(&conf, cfg->site_dir);
-	else
-		buf_addf(&conf, "%s/site", cfg->state);
+	site_default_dir(cfg, &conf);
 	b = realpath(conf.data, NULL);
 	same = a && b && !strcmp(a, b);
 	free(a);
@@ -480,8 +483,9 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 	 * folder, which a run with --out elsewhere leaves alone */
 	in->cacheable = is_site_dir(cfg, dir);
 	if (!full && in->cacheable && site_cache_read(cfg->state, dir, &in->cache) &&
-	    in->cache.seq > 0 &&
-	    in->cache.seq <= in->seq && !strcmp(in->cache.salt, in->salt.data)) {
+	    in->cache.seq > 0 && !strcmp(in->cache.salt, in->salt.data)) {
+		/* a cache seq above the state's newest (a state restored from
+		 * a backup) comes back as every report */
 		if (state_changes_since(in->st, in->cache.seq, &in->changes, err) < 0)
 			return -1;
 		in->partial = !in->changes.all && in->changes.nr <= in->cache.nr / 8 + 16 &&
@@ -545,29 +549,20 @@ static int report_prepare(const struct site_input *in, struct site_report *s, si
 	return 0;
 }
 
-/* in->st in one read transaction (one lock, one snapshot for every
- * report's details, not one a query) and routing as send did it, with
- * send's cache of MAINTAINERS parses: at the first report whose page is
- * made.  Under the state's lock. */
-static int details_open(struct site_input *in, struct buf *err)
+/* Routing as send did it, with send's cache of MAINTAINERS parses: set up
+ * at the first report whose page is made.  Under the state's lock. */
+static void route_open(struct site_input *in)
 {
 	struct buf cache = BUF_INIT;
 
-	if (!in->st && (state_open(in->cfg->state, &in->st, err) < 0 ||
-			state_begin_read(in->st, err) < 0)) {
-		state_close(in->st);
-		in->st = NULL;
-		return -1;
-	}
 	if (in->route_tried)
-		return 0;
+		return;
 	in->route_tried = 1;
 	if (in->cfg->route_file && repo_open(in->cfg->repo, &in->repo, NULL) == 0) {
 		buf_addf(&cache, "%s/cache", in->cfg->state);
 		in->route = route_new(in->cfg, in->repo, cache.data);
 	}
 	buf_release(&cache);
-	return 0;
 }
 
 /* What only s's page shows (gather_details()'s but its names): released
@@ -1574,10 +1569,11 @@ static void *reports_work(void *arg)
 			keep_report(&in->v[i], &job->pages[i]);
 			e = piece_make(&c, &in->v[i], &in->pieces[i]) < 0 ? 1 : 0;
 		} else {
+			/* in->st: site_gather()'s read transaction, one
+			 * snapshot for every report's details */
 			pthread_mutex_lock(&job->state_lock);
-			e = details_open(in, &err);
-			if (e == 0)
-				e = gather_details(in->st, in->route, &in->v[i], &err);
+			route_open(in);
+			e = gather_details(in->st, in->route, &in->v[i], &err);
 			pthread_mutex_unlock(&job->state_lock);
 		}
 		if (e == 0 && !in->v[i].cached)
@@ -2193,21 +2189,14 @@ static void tmp_remove(const char *dir, const char *page)
  * reports are megabytes compared in the page cache, not copied out. */
 static int file_holds(const char *path, const char *data, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), same = 0;
-	struct stat sb;
-	void *m;
+	const void *m;
+	size_t n;
+	int same;
 
-	if (fd < 0)
+	if (!dir_map_file(path, len, &m, &n))
 		return 0;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == len) {
-		if (!len) {
-			same = 1;
-		} else if ((m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
-			same = !memcmp(m, data, len);
-			munmap(m, len);
-		}
-	}
-	close(fd);
+	same = n == len && (!len || !memcmp(m, data, len));
+	dir_unmap_file(m, n);
 	return same;
 }
 

@@ -227,6 +227,9 @@ struct site_input {
 	int route_tried;
 };
 
+/* The configured site folder into out: site.dir, else STATE/site. */
+void site_default_dir(const struct config *cfg, struct buf *out);
+
 /* Fills *in from the state of cfg (read only; no state yet is an empty
  * site) and the manifest of the site folder dir (kept: in->dir).  Each
  * report's fingerprint (a SHA-256 of its status --json object, its
