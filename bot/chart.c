@@ -223,57 +223,86 @@ static size_t yscale_ticks(const struct yscale *y, double *t)
 	return n;
 }
 
-/* n in decimal: a chart has thousands of coordinates, and vsnprintf
- * was most of the cost of drawing one. */
-static void add_digits(struct buf *out, unsigned long long n)
-{
-	char d[24];
-	size_t i = sizeof(d);
-
-	do {
-		d[--i] = (char)('0' + n % 10);
-		n /= 10;
-	} while (n);
-	buf_add(out, d + i, sizeof(d) - i);
-}
-
 /* A coordinate with at most one decimal, without printf ("12.5", "-3",
- * "640"): coordinates are within the viewBox give or take a mark. */
-static void add_coord(struct buf *out, double v)
+ * "640"), written at p (COORD_MAX bytes at most); returns its end.
+ * Coordinates are within the viewBox give or take a mark; a chart has
+ * thousands, and vsnprintf, then a call per byte, were most of the cost
+ * of drawing one.  Rounds half away from zero, as llround() does: x -
+ * trunc(x) is exact for |x| < 2^52. */
+#define COORD_MAX 16
+static char *coord_put(char *p, double v)
 {
+	char d[COORD_MAX];
+	size_t i = sizeof(d);
 	long long t;
+	double x, f;
 
 	if (!(v > -1e6))
 		v = -1e6;
 	if (v > 1e6)
 		v = 1e6;
-	t = llround(v * 10);
+	x = v * 10;
+	t = (long long)x;
+	f = x - (double)t;
+	if (f >= 0.5)
+		t++;
+	else if (f <= -0.5)
+		t--;
 	if (t < 0) {
-		buf_addc(out, '-');
+		*p++ = '-';
 		t = -t;
 	}
-	add_digits(out, (unsigned long long)(t / 10));
 	if (t % 10) {
-		buf_addc(out, '.');
-		buf_addc(out, (char)('0' + t % 10));
+		d[--i] = (char)('0' + t % 10);
+		d[--i] = '.';
 	}
+	t /= 10;
+	do {
+		d[--i] = (char)('0' + t % 10);
+		t /= 10;
+	} while (t);
+	memcpy(p, d + i, sizeof(d) - i);
+	return p + (sizeof(d) - i);
+}
+
+/* Appends a string literal at p and returns its end. */
+#define PUT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static void add_coord(struct buf *out, double v)
+{
+	char b[COORD_MAX];
+
+	buf_add(out, b, (size_t)(coord_put(b, v) - b));
 }
 
 /* "x" then a space then "y". */
-static void add_xy(struct buf *out, double x, double y)
+static char *xy_put(char *p, double x, double y)
 {
-	add_coord(out, x);
-	buf_addc(out, ' ');
-	add_coord(out, y);
+	p = coord_put(p, x);
+	*p++ = ' ';
+	return coord_put(p, y);
 }
 
+static void add_xy(struct buf *out, double x, double y)
+{
+	char b[2 * COORD_MAX + 1];
+
+	buf_add(out, b, (size_t)(xy_put(b, x, y) - b));
+}
+
+/* ' NAME="V"' (name a literal of at most 8 bytes). */
 static void add_attr_coord(struct buf *out, const char *name, double v)
 {
-	buf_addc(out, ' ');
-	buf_adds(out, name);
-	buf_add(out, "=\"", 2);
-	add_coord(out, v);
-	buf_addc(out, '"');
+	char b[16 + COORD_MAX], *p = b;
+	size_t n = strlen(name);
+
+	*p++ = ' ';
+	memcpy(p, name, n);
+	p += n;
+	p = PUT(p, "=\"");
+	p = coord_put(p, v);
+	*p++ = '"';
+	buf_add(out, b, (size_t)(p - b));
 }
 
 /* A value as the compare table prints it, without its leading blanks. */
@@ -289,54 +318,63 @@ static void add_value(struct buf *out, double v)
 	buf_release(&t);
 }
 
-/* Series i's mark centred on (x, y). */
+/* Series i's mark centred on (x, y), made whole on the stack and
+ * appended once: a chart draws one per run. */
 static void add_mark(struct buf *out, size_t i, double x, double y)
 {
+	char b[160], *p = b;
+
 	switch (i % CHART_MAX_SERIES) {
 	case 0:
-		buf_adds(out, "<circle");
-		add_attr_coord(out, "cx", x);
-		add_attr_coord(out, "cy", y);
-		buf_adds(out, " r=\"3\"/>");
-		return;
+		p = PUT(p, "<circle cx=\"");
+		p = coord_put(p, x);
+		p = PUT(p, "\" cy=\"");
+		p = coord_put(p, y);
+		p = PUT(p, "\" r=\"3\"/>");
+		break;
 	case 1:
-		buf_adds(out, "<rect");
-		add_attr_coord(out, "x", x - 2.6);
-		add_attr_coord(out, "y", y - 2.6);
-		buf_adds(out, " width=\"5.2\" height=\"5.2\"/>");
-		return;
+		p = PUT(p, "<rect x=\"");
+		p = coord_put(p, x - 2.6);
+		p = PUT(p, "\" y=\"");
+		p = coord_put(p, y - 2.6);
+		p = PUT(p, "\" width=\"5.2\" height=\"5.2\"/>");
+		break;
 	case 6:
-		buf_adds(out, "<circle");
-		add_attr_coord(out, "cx", x);
-		add_attr_coord(out, "cy", y);
-		buf_adds(out, " r=\"2.8\" fill=\"none\" stroke-width=\"1.4\"/>");
-		return;
-	}
-	buf_adds(out, "<path d=\"M");
-	switch (i % CHART_MAX_SERIES) {
+		p = PUT(p, "<circle cx=\"");
+		p = coord_put(p, x);
+		p = PUT(p, "\" cy=\"");
+		p = coord_put(p, y);
+		p = PUT(p, "\" r=\"2.8\" fill=\"none\" stroke-width=\"1.4\"/>");
+		break;
 	case 2:	/* triangle */
-		add_xy(out, x, y - 3.6);
-		buf_adds(out, "l3.4 6h-6.8z\"/>");
+		p = PUT(p, "<path d=\"M");
+		p = xy_put(p, x, y - 3.6);
+		p = PUT(p, "l3.4 6h-6.8z\"/>");
 		break;
 	case 3:	/* diamond */
-		add_xy(out, x, y - 3.8);
-		buf_adds(out, "l3.8 3.8-3.8 3.8-3.8-3.8z\"/>");
+		p = PUT(p, "<path d=\"M");
+		p = xy_put(p, x, y - 3.8);
+		p = PUT(p, "l3.8 3.8-3.8 3.8-3.8-3.8z\"/>");
 		break;
 	case 4:	/* triangle down */
-		add_xy(out, x, y + 3.6);
-		buf_adds(out, "l3.4-6h-6.8z\"/>");
+		p = PUT(p, "<path d=\"M");
+		p = xy_put(p, x, y + 3.6);
+		p = PUT(p, "l3.4-6h-6.8z\"/>");
 		break;
 	case 5:	/* plus */
-		add_xy(out, x - 3.6, y);
-		buf_adds(out, "h7.2M");
-		add_xy(out, x, y - 3.6);
-		buf_adds(out, "v7.2\" fill=\"none\" stroke-width=\"1.6\"/>");
+		p = PUT(p, "<path d=\"M");
+		p = xy_put(p, x - 3.6, y);
+		p = PUT(p, "h7.2M");
+		p = xy_put(p, x, y - 3.6);
+		p = PUT(p, "v7.2\" fill=\"none\" stroke-width=\"1.6\"/>");
 		break;
 	default:	/* cross */
-		add_xy(out, x - 3, y - 3);
-		buf_adds(out, "l6 6m0-6-6 6\" fill=\"none\" stroke-width=\"1.6\"/>");
+		p = PUT(p, "<path d=\"M");
+		p = xy_put(p, x - 3, y - 3);
+		p = PUT(p, "l6 6m0-6-6 6\" fill=\"none\" stroke-width=\"1.6\"/>");
 		break;
 	}
+	buf_add(out, b, (size_t)(p - b));
 }
 
 /* "LABEL n=N mean M ±S%", the numbers of one series in title and legend. */
