@@ -110,7 +110,7 @@ static int gather_details(struct state *st, struct route *route, struct site_rep
 			  struct buf *err)
 {
 	const struct state_report *r = s->r;
-	struct state_report full;
+	struct buf mail = BUF_INIT;
 	int e;
 
 	if (state_message_list(st, r->id, &s->msgs, err) < 0)
@@ -118,13 +118,10 @@ static int gather_details(struct state *st, struct route *route, struct site_rep
 	if ((e = state_job_get(st, r->id, &s->job, err)) < 0)
 		return -1;
 	s->has_job = e;
-	if ((e = state_report_get(st, r->id, &full, err)) < 0)
+	if ((e = state_report_mail(st, r->id, &mail, err)) < 0)
 		return -1;
-	if (e) {
-		if (full.mail)
-			keep_body(s, full.mail, full.mail_len);
-		state_report_release(&full);
-	}
+	keep_body(s, mail.data, mail.len);
+	buf_release(&mail);
 	gather_route(route, s, s->t && s->t->head ? s->t->head : s->has_job ? s->job.head : NULL);
 	return 0;
 }

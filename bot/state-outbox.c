@@ -316,6 +316,21 @@ int state_report_get(struct state *st, int64_t id, struct state_report *out, str
 	return sdb_report_select_one(st, &q, out, err);
 }
 
+int state_report_mail(struct state *st, int64_t id, struct buf *out, struct buf *err)
+{
+	struct stmt q;
+	int r;
+
+	if (sdb_stmt_prepare(st, &q, "SELECT mail FROM report_mails WHERE report_id = ?", err) < 0)
+		return -1;
+	sdb_bind_int(&q, id);
+	r = sdb_stmt_step(&q, err);
+	if (r == 1)
+		buf_add(out, sqlite3_column_blob(q.s, 0), (size_t)sqlite3_column_bytes(q.s, 0));
+	sdb_stmt_finish(&q);
+	return r;
+}
+
 int state_report_find_by_thread_key(struct state *st, const char *thread_key,
 				    struct state_report *out, struct buf *err)
 {

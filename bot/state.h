@@ -359,6 +359,11 @@ int state_report_add(struct state *st, const struct state_report *r, int64_t *id
  * 0 when there is none, -1 on error. */
 int state_report_get(struct state *st, int64_t id, struct state_report *out, struct buf *err);
 
+/* Appends the stored mail of report id to out (its text alone, without
+ * the report's row, for readers of many: the site): 1, 0 when there is
+ * none, -1 on error. */
+int state_report_mail(struct state *st, int64_t id, struct buf *out, struct buf *err);
+
 /*
  * The newest report or follow-up (largest id) with this thread key whose
  * status is queued, sending or sent, that was not redirected and not

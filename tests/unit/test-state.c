@@ -1443,6 +1443,70 @@ static void names_round_trip(void **state)
 /* Routing (perfbot-mail(7), Recipients): who may steer a thread, what became of each
  * command, the exclusion list, and the step that brings a version 4
  * database to them. */
+/* A thread lists as ORDER BY date, message_id would: an undated mail
+ * (NULL) first, then by date, equal dates by Message-ID's bytes. */
+static void thread_lists_in_date_order(void **state)
+{
+	static const struct {
+		const char *mid;
+		int64_t date;
+	} add[] = {
+		{ "b@x.org", T0 + 5 }, { "none@x.org", 0 }, { "a@x.org", T0 + 5 },
+		{ "old@x.org", -100 }, { "early@x.org", T0 - 10 }, { "A@x.org", T0 + 5 },
+	};
+	static const char *const want[] = {
+		"none@x.org", "old@x.org", "early@x.org", "root@example.org",
+		"A@x.org", "a@x.org", "b@x.org",
+	};
+	struct fixture *f = *state;
+	struct state_messages thread = { 0 };
+	struct state_message m;
+	struct buf err = BUF_INIT;
+	int64_t report = add_report(f->st, "root@example.org", "k");
+	size_t i;
+
+	for (i = 0; i < sizeof(add) / sizeof(add[0]); i++) {
+		memset(&m, 0, sizeof(m));
+		m.message_id = (char *)add[i].mid;
+		m.report_id = report;
+		m.date = add[i].date;
+		m.ingested = 1;
+		ok(state_message_add(f->st, &m, NULL, &err), &err, "message_add");
+	}
+	ok(state_message_list(f->st, report, &thread, &err), &err, "message_list");
+	assert_int_equal(thread.nr, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < thread.nr; i++)
+		assert_string_equal(thread.v[i].message_id, want[i]);
+	assert_int_equal(thread.v[0].date, 0);
+	assert_int_equal(thread.v[3].date, T0);
+	/* appended to what the list held */
+	ok(state_message_list(f->st, report, &thread, &err), &err, "message_list again");
+	assert_int_equal(thread.nr, 2 * (sizeof(want) / sizeof(want[0])));
+	assert_string_equal(thread.v[7].message_id, "none@x.org");
+	state_messages_release(&thread);
+	buf_release(&err);
+}
+
+/* The stored mail alone: the report's bytes; none for an unknown id. */
+static void report_mail_is_the_stored_mail(void **state)
+{
+	struct fixture *f = *state;
+	struct state_report r;
+	struct buf mail = BUF_INIT, err = BUF_INIT;
+	int64_t id;
+
+	report_init(&r, "m@example.org", "k");
+	id = add(f->st, &r);
+	buf_adds(&mail, "kept: ");
+	assert_int_equal(state_report_mail(f->st, id, &mail, &err), 1);
+	assert_int_equal(mail.len, 6 + r.mail_len);
+	assert_memory_equal(mail.data + 6, r.mail, r.mail_len);
+	assert_int_equal(state_report_mail(f->st, id + 1, &mail, &err), 0);
+	assert_int_equal(mail.len, 6 + r.mail_len);
+	buf_release(&mail);
+	buf_release(&err);
+}
+
 static void routing_records(void **state)
 {
 	struct fixture *f = *state;
@@ -2019,6 +2083,8 @@ int main(void)
 		T(bad_reports_are_refused),
 		T(followups_join_the_thread),
 		T(ingest_accessors),
+		T(thread_lists_in_date_order),
+		T(report_mail_is_the_stored_mail),
 		T(routing_records),
 		T(begin_groups_and_rollback_undoes),
 		T(lock_is_exclusive_in_process),
