@@ -1548,8 +1548,13 @@ static void *reports_work(void *arg)
 	struct site_input *in = job->in;
 	struct buf err = BUF_INIT;
 	struct render_ctx c = *job->c;
+	/* a report's views are made and dropped whole: from a pool this
+	 * thread takes back after each (nothing of them outlives its
+	 * report: the page, row and json are bytes by then) */
+	struct value_pool pool = { 0 };
 
 	c.err = &err;
+	value_pool_use(&pool);
 	for (;;) {
 		size_t i;
 		int e;
@@ -1595,7 +1600,10 @@ static void *reports_work(void *arg)
 			}
 			pthread_mutex_unlock(&job->lock);
 		}
+		value_pool_reset(&pool);
 	}
+	value_pool_use(NULL);
+	value_pool_release(&pool);
 	buf_release(&err);
 	return NULL;
 }

@@ -7,12 +7,95 @@
 #include "xalloc.h"
 #include "banned.h"
 
-static struct value *value_alloc(enum value_kind kind)
-{
-	struct value *v = xcalloc(1, sizeof(*v));
+#define VALUE_POOL_BLOCK (64 * 1024)
 
+/* The pool this thread's values come from, or NULL. */
+static _Thread_local struct value_pool *pool_in_use;
+
+void value_pool_use(struct value_pool *p)
+{
+	pool_in_use = p;
+}
+
+/* n bytes of p, aligned for any member of struct value. */
+static void *pool_alloc(struct value_pool *p, size_t n)
+{
+	void *r;
+
+	n = (n + 7) & ~(size_t)7;
+	if ((size_t)(p->end - p->next) < n) {
+		if (n > VALUE_POOL_BLOCK / 4) {
+			ALLOC_GROW(p->big, p->nr_big + 1, p->alloc_big);
+			return p->big[p->nr_big++] = xmalloc(n);
+		}
+		if (p->next)
+			p->cur++;
+		if (p->cur == p->nr) {
+			ALLOC_GROW(p->blocks, p->nr + 1, p->alloc);
+			p->blocks[p->nr++] = xmalloc(VALUE_POOL_BLOCK);
+		}
+		p->next = p->blocks[p->cur];
+		p->end = p->next + VALUE_POOL_BLOCK;
+	}
+	r = p->next;
+	p->next += n;
+	return r;
+}
+
+void value_pool_reset(struct value_pool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_big; i++)
+		free(p->big[i]);
+	p->nr_big = 0;
+	p->cur = 0;
+	p->next = p->end = NULL;
+}
+
+void value_pool_release(struct value_pool *p)
+{
+	size_t i;
+
+	value_pool_reset(p);
+	for (i = 0; i < p->nr; i++)
+		free(p->blocks[i]);
+	free(p->blocks);
+	free(p->big);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The pool a pooled tree is changed in: its own, in use by this thread
+ * (changing one elsewhere is a bug no caller can handle). */
+static struct value_pool *pool_of_tree(void)
+{
+	if (!pool_in_use)
+		abort();
+	return pool_in_use;
+}
+
+/* A node with extra bytes after it (a copied string's), zeroed but those. */
+static struct value *node_alloc(enum value_kind kind, size_t extra)
+{
+	struct value *v;
+
+	if (pool_in_use) {
+		v = pool_alloc(pool_in_use, sizeof(*v) + extra);
+		memset(v, 0, sizeof(*v));
+		v->pooled = 1;
+	} else if (extra) {
+		v = xmalloc(sizeof(*v) + extra);
+		memset(v, 0, sizeof(*v));
+	} else {
+		v = xcalloc(1, sizeof(*v));
+	}
 	v->kind = kind;
 	return v;
+}
+
+static struct value *value_alloc(enum value_kind kind)
+{
+	return node_alloc(kind, 0);
 }
 
 struct value *value_new_null(void)
@@ -48,8 +131,15 @@ struct value *value_new_integer(int64_t i)
 
 struct value *value_new_string_owned(char *s, size_t len)
 {
-	struct value *v = value_alloc(VALUE_STRING);
+	struct value *v;
 
+	if (pool_in_use) {
+		/* the pool's own copy: value_free() of it frees nothing */
+		v = value_new_stringn(s, len);
+		free(s);
+		return v;
+	}
+	v = value_alloc(VALUE_STRING);
 	v->str = s;
 	v->len = len;
 	return v;
@@ -63,10 +153,8 @@ struct value *value_new_string_owned(char *s, size_t len)
  */
 struct value *value_new_stringn(const char *s, size_t len)
 {
-	struct value *v = xmalloc(sizeof(*v) + len + 1);	/* len: of a string in memory */
+	struct value *v = node_alloc(VALUE_STRING, len + 1);	/* len: of a string in memory */
 
-	memset(v, 0, sizeof(*v));
-	v->kind = VALUE_STRING;
 	v->str = (char *)(v + 1);
 	memcpy(v->str, s, len);
 	v->str[len] = '\0';
@@ -111,6 +199,8 @@ void value_free(struct value *v)
 		return;
 	for (i = 0; i < v->nr; i++)
 		value_free(v->items[i]);
+	if (v->pooled)
+		return;		/* value_pool_reset() takes it back */
 	free(v->items);
 	free(v->keys);
 	while (v->keymem) {
@@ -124,9 +214,45 @@ void value_free(struct value *v)
 	free(v);
 }
 
+/* Room for one more member (and its key, in an object). */
+static void members_grow(struct value *c)
+{
+	size_t alloc;
+
+	if (c->nr < c->alloc && (c->kind != VALUE_OBJECT || c->keys))
+		return;
+	if (!c->pooled) {
+		size_t oldalloc = c->alloc;
+
+		ALLOC_GROW(c->items, c->nr + 1, c->alloc);
+		if (c->kind == VALUE_OBJECT && (c->alloc != oldalloc || !c->keys))
+			c->keys = xrealloc(c->keys, c->alloc * sizeof(*c->keys));
+		return;
+	}
+	/* the pool's arrays are not given back: grown by copying */
+	alloc = c->alloc < 8 ? 8 : c->alloc * 2;
+	{
+		struct value_pool *p = pool_of_tree();
+		struct value **items;
+
+		items = pool_alloc(p, alloc * sizeof(*items));
+		if (c->nr)
+			memcpy(items, c->items, c->nr * sizeof(*items));
+		c->items = items;
+		if (c->kind == VALUE_OBJECT) {
+			char **keys = pool_alloc(p, alloc * sizeof(*keys));
+
+			if (c->nr)
+				memcpy(keys, c->keys, c->nr * sizeof(*keys));
+			c->keys = keys;
+		}
+	}
+	c->alloc = alloc;
+}
+
 struct value *value_array_push(struct value *array, struct value *v)
 {
-	ALLOC_GROW(array->items, array->nr + 1, array->alloc);
+	members_grow(array);
 	array->items[array->nr++] = v;
 	return v;
 }
@@ -151,6 +277,11 @@ static char *key_copy(struct value *object, const char *key)
 	struct keyblock *b = object->keymem;
 	char *p;
 
+	if (object->pooled) {
+		p = pool_alloc(pool_of_tree(), n);
+		memcpy(p, key, n);
+		return p;
+	}
 	if (!b || b->size - b->used < n) {
 		size_t size = n > KEY_BLOCK ? n : KEY_BLOCK;
 
@@ -168,11 +299,7 @@ static char *key_copy(struct value *object, const char *key)
 
 struct value *value_object_add(struct value *object, const char *key, struct value *v)
 {
-	size_t oldalloc = object->alloc;
-
-	ALLOC_GROW(object->items, object->nr + 1, object->alloc);
-	if (object->alloc != oldalloc || !object->keys)
-		object->keys = xrealloc(object->keys, object->alloc * sizeof(*object->keys));
+	members_grow(object);
 	object->keys[object->nr] = key_copy(object, key);
 	object->items[object->nr++] = v;
 	return v;
