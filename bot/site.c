@@ -1750,7 +1750,9 @@ static size_t *sorted_pieces(const struct site_input *in)
 /* A row of a list: the piece's text at root k (the list's {{{.}}}). */
 static void push_row(struct value *list, const struct site_piece *p, size_t k)
 {
-	value_array_push(list, value_new_string(p->row[k] ? p->row[k] : ""));
+	/* the row's bytes are the piece's, which outlive the list */
+	value_array_push(list, p->row[k] ? value_new_string_ref(p->row[k], strlen(p->row[k]))
+					 : value_new_string(""));
 }
 
 /* A list of reports: the open ones (grouped by tree when group), then the

@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,16 @@ struct value *value_new_stringn(const char *s, size_t len)
 	return v;
 }
 
+struct value *value_new_string_ref(const char *s, size_t len)
+{
+	struct value *v = value_alloc(VALUE_STRING);
+
+	v->str = (char *)(uintptr_t)s;	/* read only: borrowed says so */
+	v->len = len;
+	v->borrowed = 1;
+	return v;
+}
+
 struct value *value_new_string(const char *s)
 {
 	return value_new_stringn(s, strlen(s));
@@ -209,7 +220,7 @@ void value_free(struct value *v)
 		v->keymem = b->next;
 		free(b);
 	}
-	if (v->str != (char *)(v + 1))
+	if (v->str != (char *)(v + 1) && !v->borrowed)
 		free(v->str);
 	free(v);
 }

@@ -44,6 +44,7 @@ struct value {
 	int line, column;	/* where the JSON reader found it (1-based); 0 if built */
 	int pooled;		/* made in a struct value_pool: its memory, and its
 				   members' arrays, keys and string, are the pool's */
+	int borrowed;		/* VALUE_STRING: str is someone else's (value_new_string_ref()) */
 };
 
 /*
@@ -80,6 +81,10 @@ struct value *value_new_string(const char *s);
 struct value *value_new_stringn(const char *s, size_t len);
 /* Takes a malloc'd NUL-terminated string of len bytes. */
 struct value *value_new_string_owned(char *s, size_t len);
+/* Refers to s (NUL-terminated, len bytes) without copying it: s must
+ * outlive the value and is neither written nor freed through it (the
+ * site's lists are 10,000 rows of bytes it already holds). */
+struct value *value_new_string_ref(const char *s, size_t len);
 struct value *value_new_array(void);
 struct value *value_new_object(void);
 void value_free(struct value *v);

@@ -3,8 +3,8 @@
  * is (members past the first growth, keys, replaced keys, owned and long
  * strings); a value made outside and put into a pooled tree is freed with
  * it; a reset pool gives its blocks to the next tree; threads' pools are
- * their own.  (Under `make unit SANITIZE=address` a leak or a use after
- * reset fails here.)
+ * their own; a string referred to is neither copied nor freed.  (Under
+ * `make unit SANITIZE=address` a leak or a use after reset fails here.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,6 +124,34 @@ static void reset_pool_gives_its_blocks_to_the_next_tree(void **state)
 	assert_null(pool.blocks);
 }
 
+/* A referred string is the caller's bytes: not copied, and not freed (a
+ * free() of these static bytes would abort), in a pool or not. */
+static void string_ref_is_not_copied_nor_freed(void **state)
+{
+	static const char row[] = "<tr><td>1</td></tr>";
+	struct value_pool pool = { 0 };
+	struct value *list, *v;
+	char *json;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		if (k)
+			value_pool_use(&pool);
+		list = value_new_array();
+		v = value_array_push(list, value_new_string_ref(row, sizeof(row) - 1));
+		assert_ptr_equal(v->str, row);
+		assert_int_equal(v->len, sizeof(row) - 1);
+		json = as_json(list);
+		assert_string_equal(json, "[\"<tr><td>1</td></tr>\"]");
+		free(json);
+		value_free(list);
+	}
+	value_pool_reset(&pool);
+	value_pool_use(NULL);
+	value_pool_release(&pool);
+}
+
 static void *thread_tree(void *arg)
 {
 	struct value_pool pool = { 0 };
@@ -173,6 +201,7 @@ int main(void)
 		cmocka_unit_test(foreign_member_is_freed_with_its_pooled_parent),
 		cmocka_unit_test(reset_pool_gives_its_blocks_to_the_next_tree),
 		cmocka_unit_test(each_thread_has_its_own_pool),
+		cmocka_unit_test(string_ref_is_not_copied_nor_freed),
 	};
 
 	return cmocka_run_group_tests_name("value", tests, NULL, NULL);
