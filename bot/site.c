@@ -2004,46 +2004,6 @@ static int render_group(struct render_ctx *c, const size_t *idx, const char *kin
 	return ret;
 }
 
-/* The subsystem or list pages: one per name any report has. */
-static int render_named(struct render_ctx *c, const size_t *idx, int subsystems,
-			struct value *index_list)
-{
-	const struct site_input *in = c->in;
-	struct state_names all = { 0 };
-	struct buf page = BUF_INIT, feed = BUF_INIT;
-	const char *dir = subsystems ? "subsystem" : "list";
-	size_t i, j;
-	int ret = 0;
-
-	for (i = 0; i < in->nr_pieces; i++) {
-		const struct state_names *n = subsystems ? &in->pieces[i].subsystems
-							 : &in->pieces[i].lists;
-
-		for (j = 0; j < n->nr; j++)
-			names_add(&all, n->v[j], strlen(n->v[j]));
-	}
-	for (i = 0; i < all.nr && !ret; i++) {
-		struct group_key key = { all.v[i], subsystems };
-		struct value *o;
-
-		buf_reset(&page);
-		buf_reset(&feed);
-		buf_addf(&page, "%s/", dir);
-		site_file_name(&page, all.v[i]);
-		buf_addf(&feed, "%s.xml", page.data);
-		buf_adds(&page, ".html");
-		ret = render_group(c, idx, subsystems ? "subsystem" : "list", all.v[i], page.data,
-				   feed.data, 2, keep_name, &key);
-		o = value_array_push(index_list, value_new_object());
-		value_object_add_string(o, "name", all.v[i]);
-		value_object_add_string(o, "page", page.data);
-	}
-	state_names_release(&all);
-	buf_release(&page);
-	buf_release(&feed);
-	return ret;
-}
-
 static int by_json_id(const void *a, const void *b)
 {
 	int64_t x = (*(const struct site_json *const *)a)->id, y = (*(const struct site_json *const *)b)->id;
@@ -2087,27 +2047,85 @@ static int render_json(struct render_ctx *c)
 	return 0;
 }
 
-int site_render(struct site_input *in, struct template_set *set, struct site_writer *w,
-		struct site_pages *out, struct buf *err)
-{
-	struct render_ctx c = { in, set, out, err, w };
-	struct state_names fams = { 0 };
-	struct buf b = BUF_INIT, title = BUF_INIT;
-	size_t *idx, i, j;
-	struct value *v, *subsystems = NULL, *lists = NULL;
-	int ret;
+/*
+ * The lists: pages of many reports each (every tree's, subsystem's and
+ * list's page and feed, the index, the site's feed, reports.json), made
+ * side by side by a thread per CPU, each into a list_task of its own, and
+ * put in c->out in the order below: the groups' pages before the index
+ * that links to them.  A view is made from a pool the thread takes back
+ * after each page.
+ */
+enum task_kind { TASK_GROUP, TASK_INDEX, TASK_FEED, TASK_JSON };
 
-	ret = render_reports(&c, in);
-	if (ret)
-		goto out_early;
-	if (in->partial)
-		merge_cached(&c, in);
-	else
-		in->cache_dirty = in->cacheable;
-	idx = sorted_pieces(in);
-	c.entries = entries_sorted(in, &c.nr_entries);
-	/* the trees, in order of their first report */
-	for (i = 0; i < in->nr_pieces && !ret; i++) {
+struct list_task {
+	enum task_kind kind;
+	const char *what;	/* a group's kind: "tree", "subsystem", "list" */
+	char *name;		/* a group's name */
+	char *page, *feed;	/* a group's paths */
+	size_t k;		/* a group's root */
+	struct group_key key;	/* a subsystem's or list's, for keep_name() */
+	struct site_pages out;	/* what it made */
+	struct buf err;
+	int ret;
+};
+
+struct lists_job {
+	struct render_ctx *c;
+	const size_t *idx;
+	struct list_task *v;
+	size_t nr;
+	size_t next;		/* the next task to take */
+	size_t failed;		/* the first that failed (nr: none) */
+	pthread_mutex_t lock;
+};
+
+static void add_group_task(struct lists_job *job, size_t *alloc, const char *what,
+			   const char *name)
+{
+	struct list_task *t;
+	struct buf page = BUF_INIT, feed = BUF_INIT;
+	int tree = !strcmp(what, "tree");
+
+	ALLOC_GROW(job->v, job->nr + 1, *alloc);
+	t = &job->v[job->nr++];
+	memset(t, 0, sizeof(*t));
+	buf_init(&t->err);
+	t->kind = TASK_GROUP;
+	t->what = what;
+	t->name = xstrdup(name);
+	buf_addf(&page, "%s/", tree ? "tree" : what);
+	site_file_name(&page, name);
+	if (tree) {
+		buf_addf(&feed, "%s/atom.xml", page.data);
+		buf_adds(&page, "/index.html");
+	} else {
+		buf_addf(&feed, "%s.xml", page.data);
+		buf_adds(&page, ".html");
+	}
+	t->page = buf_detach(&page, NULL);
+	t->feed = buf_detach(&feed, NULL);
+	t->k = tree ? 1 : 2;
+	t->key.name = t->name;
+	t->key.subsystems = !strcmp(what, "subsystem");
+}
+
+static void add_task(struct lists_job *job, size_t *alloc, enum task_kind kind)
+{
+	ALLOC_GROW(job->v, job->nr + 1, *alloc);
+	memset(&job->v[job->nr], 0, sizeof(job->v[job->nr]));
+	buf_init(&job->v[job->nr].err);
+	job->v[job->nr++].kind = kind;
+}
+
+/* The tasks: the trees in order of their first report, then one per
+ * subsystem and per list any report has, the index, the feed, the json. */
+static void lists_plan(struct lists_job *job, const struct site_input *in)
+{
+	struct state_names fams = { 0 }, names = { 0 };
+	size_t alloc = 0, i, j;
+	int sub;
+
+	for (i = 0; i < in->nr_pieces; i++) {
 		const char *fam = in->pieces[i].family;
 
 		for (j = 0; j < fams.nr; j++)
@@ -2117,51 +2135,183 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 			continue;
 		ALLOC_GROW(fams.v, fams.nr + 1, fams.alloc);
 		fams.v[fams.nr++] = xstrdup(fam);
-		buf_reset(&b);
-		buf_adds(&b, "tree/");
-		site_file_name(&b, fams.v[j]);
-		buf_reset(&title);
-		buf_addf(&title, "%s/atom.xml", b.data);
-		buf_adds(&b, "/index.html");
-		ret = render_group(&c, idx, "tree", fams.v[j], b.data, title.data, 1, keep_family,
-				   fams.v[j]);
+		add_group_task(job, &alloc, "tree", fam);
 	}
-	subsystems = value_new_array();
-	lists = value_new_array();
-	if (!ret)
-		ret = render_named(&c, idx, 1, subsystems);
-	if (!ret)
-		ret = render_named(&c, idx, 0, lists);
-	if (!ret) {
-		v = page_view(in, "", "index.html");
-		value_object_add_bool(v, "has_subsystems", subsystems->nr > 0);
-		value_object_add(v, "subsystems", subsystems);
-		value_object_add_bool(v, "has_lists", lists->nr > 0);
-		value_object_add(v, "lists", lists);
-		subsystems = lists = NULL;
-		value_object_add_string(v, "title", "reports");
-		value_object_add_string(v, "feed", "atom.xml");
-		add_lists(v, in, idx, 0, 1, NULL, NULL);
-		ret = emit_page(&c, "index.html", v, "index.html");
-		value_free(v);
+	for (sub = 1; sub >= 0; sub--) {
+		for (i = 0; i < in->nr_pieces; i++) {
+			const struct state_names *n = sub ? &in->pieces[i].subsystems
+							  : &in->pieces[i].lists;
+
+			for (j = 0; j < n->nr; j++)
+				names_add(&names, n->v[j], strlen(n->v[j]));
+		}
+		for (i = 0; i < names.nr; i++)
+			add_group_task(job, &alloc, sub ? "subsystem" : "list", names.v[i]);
+		state_names_release(&names);
 	}
-	if (!ret) {
-		buf_reset(&title);
-		view_add_lab(v = value_new_object(), in->cfg);
+	add_task(job, &alloc, TASK_INDEX);
+	add_task(job, &alloc, TASK_FEED);
+	add_task(job, &alloc, TASK_JSON);
+	state_names_release(&fams);
+}
+
+/* The index: its lists, and a link to each subsystem's and list's page. */
+static int render_index(struct render_ctx *c, const struct lists_job *job)
+{
+	struct value *v = page_view(c->in, "", "index.html");
+	struct value *named[2] = { value_new_array(), value_new_array() };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < job->nr; i++) {
+		const struct list_task *t = &job->v[i];
+		struct value *o;
+
+		if (t->kind != TASK_GROUP || !strcmp(t->what, "tree"))
+			continue;
+		o = value_array_push(named[t->key.subsystems ? 0 : 1], value_new_object());
+		value_object_add_string(o, "name", t->name);
+		value_object_add_string(o, "page", t->page);
+	}
+	value_object_add_bool(v, "has_subsystems", named[0]->nr > 0);
+	value_object_add(v, "subsystems", named[0]);
+	value_object_add_bool(v, "has_lists", named[1]->nr > 0);
+	value_object_add(v, "lists", named[1]);
+	value_object_add_string(v, "title", "reports");
+	value_object_add_string(v, "feed", "atom.xml");
+	add_lists(v, c->in, job->idx, 0, 1, NULL, NULL);
+	ret = emit_page(c, "index.html", v, "index.html");
+	value_free(v);
+	return ret;
+}
+
+static int task_run(struct render_ctx *c, const struct lists_job *job, struct list_task *t)
+{
+	struct buf title = BUF_INIT;
+	struct value *v;
+	int ret = 0;
+
+	switch (t->kind) {
+	case TASK_GROUP:
+		if (!strcmp(t->what, "tree"))
+			return render_group(c, job->idx, t->what, t->name, t->page, t->feed, t->k,
+					    keep_family, t->name);
+		return render_group(c, job->idx, t->what, t->name, t->page, t->feed, t->k,
+				    keep_name, &t->key);
+	case TASK_INDEX:
+		return render_index(c, job);
+	case TASK_FEED:
+		view_add_lab(v = value_new_object(), c->in->cfg);
 		buf_addf(&title, "%s reports", value_object_get(v, "sender")->str);
 		value_free(v);
-		ret = render_feed(&c, "atom.xml", 0, title.data, NULL, NULL);
+		ret = render_feed(c, "atom.xml", 0, title.data, NULL, NULL);
+		buf_release(&title);
+		return ret;
+	case TASK_JSON:
+		return render_json(c);
 	}
-	if (!ret)
-		ret = render_json(&c);
-	value_free(subsystems);
-	value_free(lists);
+	return ret;
+}
+
+static void *lists_work(void *arg)
+{
+	struct lists_job *job = arg;
+	struct value_pool pool = { 0 };
+
+	value_pool_use(&pool);
+	for (;;) {
+		struct render_ctx c = *job->c;
+		struct list_task *t;
+		size_t i;
+
+		pthread_mutex_lock(&job->lock);
+		i = job->next < job->failed ? job->next++ : job->nr;
+		pthread_mutex_unlock(&job->lock);
+		if (i >= job->nr)
+			break;
+		t = &job->v[i];
+		c.out = &t->out;
+		c.err = &t->err;
+		t->ret = task_run(&c, job, t);
+		value_pool_reset(&pool);
+		if (t->ret) {
+			pthread_mutex_lock(&job->lock);
+			if (i < job->failed)
+				job->failed = i;
+			pthread_mutex_unlock(&job->lock);
+		}
+	}
+	value_pool_use(NULL);
+	value_pool_release(&pool);
+	return NULL;
+}
+
+/* Every list page, at the end of c->out in the tasks' order. */
+static int render_lists(struct render_ctx *c, const size_t *idx)
+{
+	struct lists_job job = { 0 };
+	pthread_t th[SITE_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nr = cpus > 0 ? (size_t)cpus : 1, started = 0, i, j;
+	int ret = 0;
+
+	job.c = c;
+	job.idx = idx;
+	lists_plan(&job, c->in);
+	job.failed = job.nr;
+	pthread_mutex_init(&job.lock, NULL);
+	if (nr > SITE_THREADS)
+		nr = SITE_THREADS;
+	if (nr > job.nr)
+		nr = job.nr;
+	/* the calling thread is one of them */
+	while (started + 1 < nr && pthread_create(&th[started], NULL, lists_work, &job) == 0)
+		started++;
+	lists_work(&job);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&job.lock);
+	for (i = 0; i < job.nr; i++) {
+		struct list_task *t = &job.v[i];
+
+		if (!ret && i < job.failed) {
+			ALLOC_GROW(c->out->v, c->out->nr + t->out.nr, c->out->alloc);
+			for (j = 0; j < t->out.nr; j++)
+				c->out->v[c->out->nr++] = t->out.v[j];
+			t->out.nr = 0;
+		} else if (!ret) {
+			ret = t->ret;
+			err_set(c->err, "%s", t->err.data);
+		}
+		site_pages_release(&t->out);
+		buf_release(&t->err);
+		free(t->name);
+		free(t->page);
+		free(t->feed);
+	}
+	free(job.v);
+	return ret;
+}
+
+int site_render(struct site_input *in, struct template_set *set, struct site_writer *w,
+		struct site_pages *out, struct buf *err)
+{
+	struct render_ctx c = { in, set, out, err, w };
+	size_t *idx;
+	int ret;
+
+	ret = render_reports(&c, in);
+	if (ret)
+		return ret;
+	if (in->partial)
+		merge_cached(&c, in);
+	else
+		in->cache_dirty = in->cacheable;
+	idx = sorted_pieces(in);
+	c.entries = entries_sorted(in, &c.nr_entries);
+	ret = render_lists(&c, idx);
 	free(idx);
 	free(c.entries);
-out_early:
-	state_names_release(&fams);
-	buf_release(&b);
-	buf_release(&title);
 	return ret;
 }
 

@@ -11,7 +11,9 @@
 # the configured one (which leaves the cache alone) and into the folder
 # made again; a damaged cache costs a run that reads all of them, not a
 # wrong page; what an unfinished run left at the cache's end is not read,
-# and the next run's records go in its place.
+# and the next run's records go in its place.  A list template that does
+# not parse fails the run (65) with the same message each time, whichever
+# of the threads making the lists met it first, and changes no file.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
@@ -185,6 +187,27 @@ after "a reply, the cache damaged" 5 5 report/2.html
 pb -v site 2>"$tmp/site-after-damage.log"
 check "... the next run reads the cache it wrote anew" \
 	grep -q "(0 removed; 0 of 5 reports read, the others" "$tmp/site-after-damage.log"
+
+# a list page's template that does not parse: exit 65 naming the page
+# (the lists are made side by side: the first in their order that failed
+# is the one told), and no file of the site changes
+mkdir -p "$tmp/tpl/site"
+printf '<p>{{#rows}}unclosed</p>\n' >"$tmp/tpl/site/group.html"
+cp "$tmp/c" "$tmp/c-broken"
+printf '[perfbot]\n\ttemplates = %s/tpl\n' "$tmp" >>"$tmp/c-broken"
+before=$(snap)
+PERFBOT_NOW=$now "$perfbot" --config "$tmp/c-broken" site 2>"$tmp/broken.log"
+rc=$?
+check "a list template that does not parse: exit 65" test "$rc" = 65
+check "... the message names a tree's page and the template" \
+	grep -q "^perfbot site: tree/[^/]*/index.html: .*/tpl/site/group.html:1: section 'rows' is not closed" \
+	"$tmp/broken.log"
+for i in 1 2 3; do
+	PERFBOT_NOW=$now "$perfbot" --config "$tmp/c-broken" site 2>>"$tmp/broken-again.log"
+done
+check "... the same page each time, whichever thread failed first" \
+	test "$(sort -u "$tmp/broken-again.log")" = "$(cat "$tmp/broken.log")"
+check "... and no file of the site changed" test "$(snap)" = "$before"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
