@@ -188,6 +188,19 @@ pb -v site 2>"$tmp/site-after-damage.log"
 check "... the next run reads the cache it wrote anew" \
 	grep -q "(0 removed; 0 of 5 reports read, the others" "$tmp/site-after-damage.log"
 
+# a record damaged after a whole run's C: the cache is read up to that C
+# (its CRCs are checked beside the reading, which then drops what it read
+# past the damage), and the reports changed since that C are read again
+size=$(wc -c <"$cache")
+mail 12 'Ann <ann@example.org>' 'Re: the report' "$m2" 'Once more.' >"$tmp/12.mbox"
+ingest "$tmp/12.mbox"
+after "a reply, its run's records appended to the cache" 1 5 report/2.html
+check "... appended after what was there" test "$(wc -c <"$cache")" -gt "$size"
+python3 -c "import sys; p, at = sys.argv[1], int(sys.argv[2]); b = bytearray(open(p, 'rb').read()); at += (len(b) - at) // 2; b[at] ^= 1; open(p, 'wb').write(bytes(b))" "$cache" "$size"
+mail 13 'Peter Zijlstra <peterz@example.org>' 'Re: the cgroup regression' "$m4" 'Noted.' >"$tmp/13.mbox"
+ingest "$tmp/13.mbox"
+after "a reply, the last run's records damaged: its report and this one read" 2 5 report/4.html
+
 # a list page's template that does not parse: exit 65 naming the page
 # (the lists are made side by side: the first in their order that failed
 # is the one told), and no file of the site changes
