@@ -278,43 +278,66 @@ static void trees_collect(struct trees_seen *s, struct state_names *out)
 	memset(s, 0, sizeof(*s));
 }
 
-static const char *const tracked_sql[] = {
+/*
+ * Each query in two forms: every report's (only = 0: "?1 = 0 OR ..." keeps
+ * one parameter), and one report's, by its key.  One text for both would
+ * make the one report's a scan of every report (SQLite plans before it
+ * knows ?1), and the site asks for one report's after a reply.
+ */
+#define TRACKED_TRACK \
+	"SELECT r.id, r.message_id, NULL, r.tree, r.head, 'queued', r.state, r.created, 0, " \
+	"0, 0 FROM reports r "
+#define TRACKED_ACTIVITY \
+	"SELECT r.id, r.message_id, r.subject, r.tree, r.head, r.status, r.state, r.created, r.sent, " \
+	"(SELECT COUNT(*) FROM messages m WHERE m.report_id = r.id AND m.origin = 'ingested'), " \
+	/* the newest of known_messages' rows of the report that are not in \
+	 * the outbox, its two halves written out: through the view, SQLite \
+	 * builds the whole union and an automatic index on each run (twice \
+	 * this query's time over 2,000 reports), where these two use \
+	 * messages_report and reports_thread_id */ \
+	"(SELECT MAX(d) FROM (SELECT m.date AS d FROM messages m WHERE m.report_id = r.id " \
+	"UNION ALL SELECT x.created FROM reports x WHERE x.thread_id = r.id " \
+	"AND x.redirected_to IS NULL AND x.sent IS NOT NULL " \
+	"AND NOT EXISTS (SELECT 1 FROM messages m2 WHERE m2.message_id = x.message_id))) " \
+	"FROM reports r "
+#define FIXES_COLUMNS \
+	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, " \
+	"reopened, posted FROM fixes "
+#define POSSIBLE_COLUMNS \
+	"SELECT report_id, commit_id, subject, ref, date, recorded FROM possible_fixes "
+
+/* [activity][one] */
+static const char *const tracked_sql[2][2] = {
 	/* track's: the columns of reports_tracked alone */
-	"SELECT r.id, r.message_id, NULL, r.tree, r.head, 'queued', r.state, r.created, 0, "
-	"0, 0 FROM reports r INDEXED BY reports_tracked WHERE r.kind = 'report' "
-	"AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
-	"SELECT r.id, r.message_id, r.subject, r.tree, r.head, r.status, r.state, r.created, r.sent, "
-	"(SELECT COUNT(*) FROM messages m WHERE m.report_id = r.id AND m.origin = 'ingested'), "
-	/* the newest of known_messages' rows of the report that are not in
-	 * the outbox, its two halves written out: through the view, SQLite
-	 * builds the whole union and an automatic index on each run (twice
-	 * this query's time over 2,000 reports), where these two use
-	 * messages_report and reports_thread_id */
-	"(SELECT MAX(d) FROM (SELECT m.date AS d FROM messages m WHERE m.report_id = r.id "
-	"UNION ALL SELECT x.created FROM reports x WHERE x.thread_id = r.id "
-	"AND x.redirected_to IS NULL AND x.sent IS NOT NULL "
-	"AND NOT EXISTS (SELECT 1 FROM messages m2 WHERE m2.message_id = x.message_id))) "
-	"FROM reports r WHERE r.kind = 'report' AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
+	{ TRACKED_TRACK "INDEXED BY reports_tracked WHERE r.kind = 'report' "
+	  "AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
+	  TRACKED_TRACK "WHERE r.id = ?1 AND r.kind = 'report'" },
+	{ TRACKED_ACTIVITY "WHERE r.kind = 'report' AND (?1 = 0 OR r.id = ?1) ORDER BY r.id",
+	  TRACKED_ACTIVITY "WHERE r.id = ?1 AND r.kind = 'report'" },
+};
+
+/* [one] */
+static const char *const followups_sql[2] = {
+	"SELECT thread_id, message_id, tree, id FROM reports INDEXED BY reports_tracked "
+	"WHERE kind = 'followup' AND (?1 = 0 OR thread_id = ?1) ORDER BY id",
+	"SELECT thread_id, message_id, tree, id FROM reports "
+	"WHERE thread_id = ?1 AND kind = 'followup' ORDER BY id",
 };
 
 static const char *const fixes_sql[] = {
 	/* track's: the fixes by #perfbot fixed-by alone, which its index
 	 * needs before the walk; state_tracked_fixes() reads the rest for the
 	 * few reports a walk finds evidence for */
-	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
-	"reopened, posted FROM fixes WHERE evidence = 'fixed-by' AND (?1 = 0 OR report_id = ?1)",
-	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
-	"reopened, posted FROM fixes WHERE ?1 = 0 OR report_id = ?1",
+	FIXES_COLUMNS "WHERE evidence = 'fixed-by' AND (?1 = 0 OR report_id = ?1)",
+	FIXES_COLUMNS "WHERE ?1 = 0 OR report_id = ?1",
 	/* one report's, by its key */
-	"SELECT report_id, commit_id, subject, ref, date, evidence, recorded, in_repo, landed, "
-	"reopened, posted FROM fixes WHERE report_id = ?1",
+	FIXES_COLUMNS "WHERE report_id = ?1",
+	FIXES_COLUMNS "WHERE report_id = ?1 AND evidence = 'fixed-by'",
 };
 
 static const char *const possible_sql[] = {
-	"SELECT report_id, commit_id, subject, ref, date, recorded FROM possible_fixes "
-	"WHERE ?1 = 0 OR report_id = ?1 ORDER BY report_id, recorded, commit_id",
-	"SELECT report_id, commit_id, subject, ref, date, recorded FROM possible_fixes "
-	"WHERE report_id = ?1 ORDER BY recorded, commit_id",
+	POSSIBLE_COLUMNS "WHERE ?1 = 0 OR report_id = ?1 ORDER BY report_id, recorded, commit_id",
+	POSSIBLE_COLUMNS "WHERE report_id = ?1 ORDER BY recorded, commit_id",
 };
 
 /* The fixes sql (one parameter: only) yields, into the reports of
@@ -391,16 +414,24 @@ static int possible_load(struct state *st, const char *sql, int64_t only, size_t
 	"AND o.subject = p.subject AND (o.version > p.version OR (o.version = p.version AND " \
 	"(o.date > p.date OR (o.date = p.date AND o.message_id > p.message_id)))))"
 
+#define POSTED_COLUMNS \
+	"SELECT p.report_id, p.message_id, p.subject, p.version, p.author_name, p.author_email, " \
+	"p.date, p.evidence, p.recorded, " POSTED_LATEST " FROM posted_fixes p "
+
 int sdb_posted_load(struct state *st, int64_t only, size_t from, struct state_tracked_list *out,
 		    struct buf *err)
 {
 	struct stmt q;
 	int row, kind;
 
-	if (sdb_stmt_prepare(st, &q, "SELECT p.report_id, p.message_id, p.subject, p.version, "
-			     "p.author_name, p.author_email, p.date, p.evidence, p.recorded, " POSTED_LATEST
-			     " FROM posted_fixes p WHERE ?1 = 0 OR p.report_id = ?1 "
-			     "ORDER BY p.report_id, p.date, p.version, p.message_id", err) < 0)
+	/* every report's, or one's by its key (as tracked_sql) */
+	static const char *const sql[2] = {
+		POSTED_COLUMNS "WHERE ?1 = 0 OR p.report_id = ?1 "
+		"ORDER BY p.report_id, p.date, p.version, p.message_id",
+		POSTED_COLUMNS "WHERE p.report_id = ?1 ORDER BY p.date, p.version, p.message_id",
+	};
+
+	if (sdb_stmt_prepare(st, &q, sql[only != 0], err) < 0)
 		return -1;
 	sdb_bind_int(&q, only);
 	while ((row = sdb_stmt_step(&q, err)) == 1) {
@@ -444,7 +475,7 @@ static int tracked_load(struct state *st, int64_t only, int activity, size_t fro
 	struct stmt q;
 	int row;
 
-	if (sdb_stmt_prepare(st, &q, tracked_sql[activity ? 1 : 0], err) < 0)
+	if (sdb_stmt_prepare(st, &q, tracked_sql[activity ? 1 : 0][only != 0], err) < 0)
 		return -1;
 	sdb_bind_int(&q, only);
 	while ((row = sdb_stmt_step(&q, err)) == 1) {
@@ -478,9 +509,7 @@ static int tracked_load(struct state *st, int64_t only, int activity, size_t fro
 	if (row < 0)
 		return -1;
 
-	if (sdb_stmt_prepare(st, &q, "SELECT thread_id, message_id, tree, id FROM reports "
-			 "INDEXED BY reports_tracked "
-			 "WHERE kind = 'followup' AND (?1 = 0 OR thread_id = ?1) ORDER BY id", err) < 0)
+	if (sdb_stmt_prepare(st, &q, followups_sql[only != 0], err) < 0)
 		return -1;
 	sdb_bind_int(&q, only);
 	for (i = from; trees && i < out->nr; i++)
@@ -501,8 +530,9 @@ static int tracked_load(struct state *st, int64_t only, int activity, size_t fro
 	if (row < 0)
 		return -1;
 
-	if (fixes_load(st, fixes_sql[activity ? 1 : 0], only, from, out, err) < 0 ||
-	    (activity && possible_load(st, possible_sql[0], only, from, out, err) < 0) ||
+	if (fixes_load(st, fixes_sql[only ? (activity ? 2 : 3) : (activity ? 1 : 0)], only, from,
+		       out, err) < 0 ||
+	    (activity && possible_load(st, possible_sql[only != 0], only, from, out, err) < 0) ||
 	    (activity && sdb_posted_load(st, only, from, out, err) < 0))
 		return -1;
 	return 0;

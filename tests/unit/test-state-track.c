@@ -699,6 +699,110 @@ static void last_activity_is_the_views(void **state)
 	buf_release(&path);
 }
 
+static void same_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+/* One report's, read by its key (what the site reads after a reply), is
+ * what the list of every report has for it: follow-ups, fix, possible
+ * and posted fixes, in their order. */
+static void one_report_reads_as_in_the_list(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT;
+	struct state_tracked_list all;
+	struct state_fix fix = { 0 };
+	struct state_possible_fix p = { 0 };
+	int64_t a, b, c;
+	size_t i, j;
+
+	a = add(f->st, STATE_KIND_REPORT, "a@example.org", 0, "linus/master", HEAD_A);
+	b = add(f->st, STATE_KIND_REPORT, "b@example.org", 0, "next/master", HEAD_B);
+	c = add(f->st, STATE_KIND_REPORT, "c@example.org", 0, "linus/master", NULL);
+	add(f->st, STATE_KIND_FOLLOWUP, "fb2@example.org", b, "next/master", HEAD_B);
+	add(f->st, STATE_KIND_FOLLOWUP, "fb1@example.org", b, "next/master", HEAD_B);
+	add(f->st, STATE_KIND_FOLLOWUP, "fa@example.org", a, "linus/master", HEAD_A);
+	fix.report_id = b;
+	fix.commit = FIX1;
+	fix.subject = "mm: fix it";
+	fix.ref = "refs/remotes/next/master";
+	fix.kind = FIX_CLOSES;
+	fix.recorded = T0;
+	assert_int_equal(state_fix_set(f->st, &fix, &err), 0);
+	p.commit = FIX2;
+	p.subject = "mm: maybe";
+	p.ref = "refs/remotes/linus/master";
+	p.recorded = T0 + 20;
+	assert_int_equal(state_possible_fix_set(f->st, a, &p, &err), 0);
+	p.commit = FIX1;
+	p.recorded = T0 + 10;
+	assert_int_equal(state_possible_fix_set(f->st, a, &p, &err), 0);
+	assert_int_equal(state_possible_fix_set(f->st, c, &p, &err), 0);
+	posted(f->st, b, "v2@example.org", "mm: fix it", 2, T0 + 20, FIX_LINK, 0);
+	posted(f->st, b, "v1@example.org", "mm: fix it", 1, T0 + 10, FIX_CLOSES, 0);
+	posted(f->st, a, "x@example.org", "mm: x", 1, T0 + 5, FIX_FIXES, 0);
+
+	list(f->st, &all);
+	assert_int_equal(all.nr, 3);
+	for (i = 0; i < all.nr; i++) {
+		const struct state_tracked *w = &all.v[i];
+		struct state_tracked_list one = { 0 };
+		const struct state_tracked *g;
+
+		assert_int_equal(state_begin_read(f->st, &err), 0);
+		assert_int_equal(state_tracked_list_of(f->st, w->id, &one, &err), 0);
+		state_rollback(f->st);
+		assert_int_equal(one.nr, 1);
+		g = &one.v[0];
+		assert_int_equal(g->id, w->id);
+		same_str(g->message_id, w->message_id);
+		same_str(g->subject, w->subject);
+		same_str(g->tree, w->tree);
+		same_str(g->head, w->head);
+		assert_int_equal(g->status, w->status);
+		assert_int_equal(g->verdict, w->verdict);
+		assert_int_equal(g->created, w->created);
+		assert_int_equal(g->sent, w->sent);
+		assert_int_equal(g->replies, w->replies);
+		assert_int_equal(g->last_activity, w->last_activity);
+		assert_int_equal(g->nr_followup_ids, w->nr_followup_ids);
+		for (j = 0; j < w->nr_followup_ids; j++)
+			assert_string_equal(g->followup_ids[j], w->followup_ids[j]);
+		assert_int_equal(g->has_fix, w->has_fix);
+		if (w->has_fix) {
+			assert_string_equal(g->fix.commit, w->fix.commit);
+			assert_int_equal(g->fix.kind, w->fix.kind);
+			same_str(g->fix.posted, w->fix.posted);
+		}
+		assert_int_equal(g->nr_possible, w->nr_possible);
+		for (j = 0; j < w->nr_possible; j++) {
+			assert_string_equal(g->possible[j].commit, w->possible[j].commit);
+			assert_int_equal(g->possible[j].recorded, w->possible[j].recorded);
+		}
+		assert_int_equal(g->nr_posted, w->nr_posted);
+		for (j = 0; j < w->nr_posted; j++) {
+			assert_string_equal(g->posted[j].message_id, w->posted[j].message_id);
+			assert_int_equal(g->posted[j].latest, w->posted[j].latest);
+		}
+		state_tracked_list_release(&one);
+	}
+	/* and what was put in is there: b's follow-ups in their order, a's
+	 * possible fixes in theirs, b's fix linked to its latest posting */
+	assert_int_equal(all.v[1].nr_followup_ids, 2);
+	assert_string_equal(all.v[1].followup_ids[0], "fb2@example.org");
+	assert_string_equal(all.v[0].possible[0].commit, FIX1);
+	assert_string_equal(all.v[0].possible[1].commit, FIX2);
+	assert_string_equal(all.v[1].fix.posted, "v2@example.org");
+	assert_int_equal(all.v[1].nr_posted, 2);
+	assert_string_equal(all.v[1].posted[0].message_id, "v1@example.org");
+	state_tracked_list_release(&all);
+	buf_release(&err);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -715,6 +819,7 @@ int main(void)
 		T(trees_in_order_of_their_first_report),
 		T(track_list_reads_fixes_of_one_report_later),
 		T(last_activity_is_the_views),
+		T(one_report_reads_as_in_the_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
