@@ -1,8 +1,9 @@
 /*
  * The chart of one metric as inline SVG (chart.h says what it draws).
  * Coordinates are in a fixed viewBox and written by hand with one
- * decimal, so no float goes through printf but the axis labels and the
- * stddev percentages, which run under a thread-local C locale.
+ * decimal, counts and colours by hand too; the axis labels and the stddev
+ * percentages are compare.c's numbers, which leave to printf only what
+ * it must decide (a tie), under a thread-local C locale.
  */
 #include <float.h>
 #include <locale.h>
@@ -47,7 +48,7 @@ struct drawn {
  * report.c computes a side's).  has_stddev as chart.h says. */
 static void series_stats(const double *v, size_t n, double *mean, int *has_stddev, double *pct)
 {
-	double max = 0, sum = 0, ss = 0, m;
+	double max = 0, sum = 0, ss = 0, m, k;
 	size_t i;
 	int e;
 
@@ -55,11 +56,14 @@ static void series_stats(const double *v, size_t n, double *mean, int *has_stdde
 		if (fabs(v[i]) > max)
 			max = fabs(v[i]);
 	frexp(max, &e);
+	/* x * 2^-e is ldexp(x, -e) (exact, or rounded once the same way)
+	 * where 2^-e is a double: a multiplication a run, not a call */
+	k = e >= -1023 ? ldexp(1, -e) : 0;
 	for (i = 0; i < n; i++)
-		sum += ldexp(v[i], -e);
+		sum += k ? v[i] * k : ldexp(v[i], -e);
 	m = sum / (double)n;
 	for (i = 0; i < n; i++) {
-		double d = ldexp(v[i], -e) - m;
+		double d = (k ? v[i] * k : ldexp(v[i], -e)) - m;
 
 		ss += d * d;
 	}
@@ -318,6 +322,31 @@ static void add_value(struct buf *out, double v)
 	buf_release(&t);
 }
 
+/* n in decimal, without printf. */
+static void add_count(struct buf *out, size_t n)
+{
+	char d[24];
+	size_t i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	buf_add(out, d + i, sizeof(d) - i);
+}
+
+/* The group of series i's marks, in its colour. */
+static void add_group(struct buf *out, size_t i)
+{
+	buf_adds(out, "<g class=\"chart-s");
+	add_count(out, i);
+	buf_adds(out, "\" fill=\"");
+	buf_adds(out, colours[i]);
+	buf_adds(out, "\" stroke=\"");
+	buf_adds(out, colours[i]);
+	buf_adds(out, "\">");
+}
+
 /* Series i's mark centred on (x, y), made whole on the stack and
  * appended once: a chart draws one per run. */
 static void add_mark(struct buf *out, size_t i, double x, double y)
@@ -381,15 +410,22 @@ static void add_mark(struct buf *out, size_t i, double x, double y)
 static void add_numbers(struct buf *out, const struct drawn *d)
 {
 	html_text(out, d->s->label, strlen(d->s->label));
-	buf_addf(out, " n=%zu", d->s->nr_values);
-	if (d->shown < d->s->nr_values)
-		buf_addf(out, " (%zu shown)", d->shown);
+	buf_adds(out, " n=");
+	add_count(out, d->s->nr_values);
+	if (d->shown < d->s->nr_values) {
+		buf_adds(out, " (");
+		add_count(out, d->shown);
+		buf_adds(out, " shown)");
+	}
 	buf_adds(out, " mean ");
 	add_value(out, d->mean);
-	if (d->has_stddev)
-		buf_addf(out, " \xc2\xb1%.1f%%", d->stddev_percent);
-	else
-		buf_adds(out, " \xc2\xb1n/a");
+	buf_adds(out, " \xc2\xb1");
+	if (d->has_stddev) {
+		compare_format_fixed(out, d->stddev_percent, 0, 1);
+		buf_addc(out, '%');
+	} else {
+		buf_adds(out, "n/a");
+	}
 }
 
 static void add_title(struct buf *out, const struct chart *c, const struct drawn *d,
@@ -439,7 +475,9 @@ static void add_axis(struct buf *out, const struct yscale *y)
 		buf_adds(out, "<text");
 		add_attr_coord(out, "x", PLOT_X0 - 6);
 		add_attr_coord(out, "y", yscale_at(y, t[i]) + 4);
-		buf_addf(out, ">%s</text>", label.data);
+		buf_addc(out, '>');
+		buf_add(out, label.data, label.len);
+		buf_adds(out, "</text>");
 		buf_reset(&prev);
 		buf_add(&prev, label.data, label.len);
 	}
@@ -455,7 +493,7 @@ static void add_series(struct buf *out, const struct drawn *d, size_t i, size_t 
 	double left = PLOT_X0 + lane * (double)i, inner = lane - 2 * LANE_PAD;
 	size_t k, n = d->s->nr_values;
 
-	buf_addf(out, "<g class=\"chart-s%zu\" fill=\"%s\" stroke=\"%s\">", i, colours[i], colours[i]);
+	add_group(out, i);
 	if (d->sd > 0) {
 		double top = yscale_at(y, add_clamped(d->mean, d->sd));
 		double bottom = yscale_at(y, add_clamped(d->mean, -d->sd));
@@ -502,8 +540,7 @@ static void add_labels_and_legend(struct buf *out, const struct drawn *d, size_t
 	for (i = 0; i < nr; i++) {
 		double row = LEGEND_Y + LEGEND_ROW * (double)i;
 
-		buf_addf(out, "<g class=\"chart-s%zu\" fill=\"%s\" stroke=\"%s\">", i, colours[i],
-			 colours[i]);
+		add_group(out, i);
 		add_mark(out, i, PLOT_X0 + 4, row - 4);
 		buf_adds(out, "</g><text fill=\"currentColor\"");
 		add_attr_coord(out, "x", PLOT_X0 + 14);
@@ -522,10 +559,14 @@ static void draw(struct buf *out, const struct chart *c, const struct drawn *d, 
 	size_t i;
 
 	yscale_make(&y, d, c->nr_series);
-	buf_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" "
-		 "viewBox=\"0 0 %d ", CHART_WIDTH);
+	buf_adds(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" "
+		 "viewBox=\"0 0 ");
+	add_count(out, CHART_WIDTH);
+	buf_addc(out, ' ');
 	add_coord(out, height);
-	buf_addf(out, "\" width=\"%d\" height=\"", CHART_WIDTH);
+	buf_adds(out, "\" width=\"");
+	add_count(out, CHART_WIDTH);
+	buf_adds(out, "\" height=\"");
 	add_coord(out, height);
 	buf_adds(out, "\" font-family=\"sans-serif\" font-size=\"11\">");
 	add_title(out, c, d, max);

@@ -99,6 +99,13 @@ static size_t fast_fixed(char *out, double v, int w, int prec, int plus)
 	return len;
 }
 
+static void add_fixed(struct buf *out, double v, int w, int prec, int plus);
+
+void compare_format_fixed(struct buf *out, double v, int w, int prec)
+{
+	add_fixed(out, v, w, prec, 0);
+}
+
 static void add_fixed(struct buf *out, double v, int w, int prec, int plus)
 {
 	char tmp[48];

@@ -46,6 +46,9 @@ double compare_metric_extra_change(const struct report_metric *m, size_t j);
 /* One value column: %10.2f below 1000, %10.4g above 1e8, else %10d of the
  * value truncated toward zero. */
 void compare_format_value(struct buf *out, double v);
+/* v as printf's "%*.*f" (width w, prec 0 to 2 digits) writes it, without
+ * printf where the rounding is unambiguous. */
+void compare_format_fixed(struct buf *out, double v, int w, int prec);
 
 /* One stddev column: " ±%3d%%" of the truncated percentage when it is
  * greater than 2 (and the mean is not 0), else six spaces. */
