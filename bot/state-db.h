@@ -33,17 +33,27 @@
 	"message_id, report_id, parent_message_id, in_reply_to, refs, from_name, from_email, " \
 	"date, subject, origin, blob_oid, commit_oid, quarantined, quarantine_reason"
 
-/* The columns a report row is read with (report_from_row()). */
-#define REPORT_COLUMNS \
+/* The columns a report row is read with (report_from_row()): its own,
+ * then its parent's and its thread's. */
+#define REPORT_OWN_COLUMNS \
 	"r.id, r.message_id, r.kind, r.parent_id, r.thread_id, r.thread_key, r.identity, " \
 	"r.subject, r.from_name, r.from_email, r.in_reply_to, r.refs, r.env_from, r.env_rcpt, " \
 	"r.to_addrs, r.cc_addrs, r.created, r.next_attempt, r.status, r.attempts, " \
 	"r.last_attempt, r.last_reply, r.sent, r.state, r.redirected_to, r.mark, r.mark_why, " \
-	"r.rcpt_results, (SELECT p.redirected_to FROM reports p WHERE p.id = r.parent_id), " \
+	"r.rcpt_results, "
+#define REPORT_COLUMNS REPORT_OWN_COLUMNS \
+	"(SELECT p.redirected_to FROM reports p WHERE p.id = r.parent_id), " \
 	"(SELECT p.status FROM reports p WHERE p.id = r.parent_id), " \
 	"(SELECT p.mark FROM reports p WHERE p.id = r.parent_id), " \
 	"(SELECT t.state FROM reports t WHERE t.id = r.thread_id), " \
 	"(SELECT p.sent FROM reports p WHERE p.id = r.parent_id)"
+/* The same columns from "FROM reports r " REPORT_JOINS: a lookup of the
+ * parent and one of the thread's head a row, not five (a list of every
+ * report) */
+#define REPORT_JOINED_COLUMNS REPORT_OWN_COLUMNS \
+	"rp.redirected_to, rp.status, rp.mark, rt.state, rp.sent"
+#define REPORT_JOINS \
+	"LEFT JOIN reports rp ON rp.id = r.parent_id LEFT JOIN reports rt ON rt.id = r.thread_id "
 #define REPORT_NR_COLUMNS 33
 
 /* Prepared statements are kept for the life of the connection: preparing

@@ -740,12 +740,12 @@ static int reports_collect_rows(struct state *st, struct stmt *q, struct state_r
 }
 
 #define REPORT_LIST_SQL \
-	"SELECT " REPORT_COLUMNS ", " \
+	"SELECT " REPORT_JOINED_COLUMNS ", " \
 	"(SELECT COUNT(*) FROM messages m WHERE m.report_id = r.id " \
 	" AND m.origin = 'ingested'), " \
 	"(SELECT COUNT(*) FROM reports f WHERE f.thread_id = r.id " \
 	" AND f.kind = 'followup') " \
-	"FROM reports r "
+	"FROM reports r " REPORT_JOINS
 
 int state_report_list(struct state *st, struct state_reports *out, struct buf *err)
 {
