@@ -492,7 +492,7 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 		ret = status_gather_threads(cfg, now, in->st, in->changes.ids, in->changes.nr,
 					    &in->status, err);
 	else
-		ret = status_gather(cfg, now, &in->status, err);
+		ret = status_gather_snapshot(cfg, now, in->st, in->seq, &in->status, err);
 	if (ret < 0)
 		return -1;
 	for (i = 0; i < in->status.reports.nr; i++) {

@@ -202,7 +202,7 @@ struct site_input {
 	struct buf salt;		/* what every page depends on besides its
 					   report (site.c: site_salt()) */
 	struct site_manifest manifest;	/* the site folder's, as the run began */
-	struct status status;
+	struct status status;		/* of st's snapshot, like the details */
 	struct site_report *v;		/* oldest first */
 	size_t nr;
 	struct site_piece *pieces;	/* every published report's, oldest

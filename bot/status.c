@@ -4,6 +4,7 @@
  * status --json and the site's reports.json both print.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -61,6 +62,72 @@ int status_gather(const struct config *cfg, int64_t now, struct status *s,
 	if (!ret)
 		ret = state_request_list(st, 0, &s->requests, err);
 	state_close(st);
+	return ret;
+}
+
+/* The list of every report, read by a thread of its own. */
+struct side_list {
+	const struct config *cfg;
+	int64_t seq;			/* the snapshot it must read */
+	struct state_reports reports;
+	int read;			/* 1: reports are that snapshot's */
+	struct buf err;
+};
+
+static void *side_list_run(void *arg)
+{
+	struct side_list *x = arg;
+	struct state_changes c = { 0 };
+	struct state *st;
+
+	if (state_open(x->cfg->state, &st, &x->err) < 0)
+		return NULL;
+	if (state_begin_read(st, &x->err) == 0 &&
+	    state_changes_since(st, INT64_MAX, &c, &x->err) == 0 && c.seq == x->seq &&
+	    state_report_list(st, &x->reports, &x->err) == 0)
+		x->read = 1;
+	state_changes_release(&c);
+	state_close(st);
+	return NULL;
+}
+
+int status_gather_snapshot(const struct config *cfg, int64_t now, struct state *st, int64_t seq,
+			   struct status *s, struct buf *err)
+{
+	struct side_list side = { cfg, seq, { 0 }, 0, BUF_INIT };
+	pthread_t th;
+	int ret, threaded;
+
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->now = now;
+	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0 ||
+	    intake_spool_waiting(cfg, now, &s->waits, err) < 0)
+		return -1;
+	/* the two big lists side by side: a tenth of a site run over 10,000
+	 * reports was this one thread reading them one after the other */
+	threaded = pthread_create(&th, NULL, side_list_run, &side) == 0;
+	ret = state_tracked_list(st, 1, &s->tracked, err);
+	if (!ret)
+		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
+	if (!ret)
+		ret = state_command_list(st, 0, &s->commands, err);
+	if (!ret)
+		ret = state_trailer_list(st, 0, &s->trailers, err);
+	if (!ret)
+		ret = state_exclusion_list(st, &s->exclusions, err);
+	if (!ret)
+		ret = state_request_list(st, 0, &s->requests, err);
+	if (threaded)
+		pthread_join(th, NULL);
+	if (threaded && side.read) {
+		s->reports = side.reports;
+	} else {
+		state_reports_release(&side.reports);
+		if (!ret)
+			ret = state_report_list(st, &s->reports, err);
+	}
+	buf_release(&side.err);
 	return ret;
 }
 

@@ -39,6 +39,13 @@ int status_gather(const struct config *cfg, int64_t now, struct status *s, struc
  * waits.  0, or -1 with a message (status_release() it either way). */
 int status_gather_threads(const struct config *cfg, int64_t now, struct state *st,
 			  const int64_t *ids, size_t nr, struct status *s, struct buf *err);
+/* status_gather()'s, read in st's read transaction (whose change-log seq
+ * is seq), the list of every report by a second thread on a connection of
+ * its own when that one's snapshot is st's (the same seq: every table
+ * status shows bumps it), else by this one after the rest.  0, or -1 with
+ * a message (status_release() it either way). */
+int status_gather_snapshot(const struct config *cfg, int64_t now, struct state *st, int64_t seq,
+			   struct status *s, struct buf *err);
 void status_release(struct status *s);
 
 /* The tracked facts (fix, possible fixes, activity) of report id, or NULL. */

@@ -6,8 +6,9 @@
  * bookkeeping no page shows (ingest and track cursors, the archive's tip,
  * the send log, the delivery flag) and a rolled back write mark nothing;
  * a seq the state never reached means every report;
- * a state migrated from schema 10 has every thread head at seq 1.  Each
- * test has its own state directory.
+ * a state migrated from schema 10 has every thread head at seq 1; the
+ * site's status is one snapshot's, its second connection's list too.
+ * Each test has its own state directory.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +24,9 @@
 #include <sqlite3.h>
 
 #include "buf.h"
+#include "config.h"
 #include "state.h"
+#include "status.h"
 #include "schema4.h"
 
 #define T0 1773035458
@@ -491,6 +494,58 @@ static void migration_from_4_marks_every_thread_head(void **state)
 	migrated_from(*state, schema_back_to_4);
 }
 
+/* status_gather_snapshot() reads every list of one snapshot, the one of
+ * the caller's read transaction: the list of every report (read by a
+ * second connection when its snapshot is the same) is the caller's, with
+ * a report another connection added since, and with a seq that is not
+ * the snapshot's. */
+static void status_snapshot_is_the_callers(void **state)
+{
+	struct fixture *f = *state;
+	struct config *cfg = config_new_defaults();
+	struct state_changes c = { 0 };
+	struct status s;
+	struct state *other;
+	struct buf err = BUF_INIT;
+	int64_t seq;
+
+	free(cfg->state);
+	cfg->state = strdup(f->state);
+	ok(state_begin_read(f->st, &err), &err, "begin_read");
+	ok(state_changes_since(f->st, INT64_MAX, &c, &err), &err, "changes");
+	seq = c.seq;
+	state_changes_release(&c);
+	ok(status_gather_snapshot(cfg, T0, f->st, seq, &s, &err), &err, "snapshot");
+	assert_int_equal(s.reports.nr, 2);
+	assert_int_equal(s.tracked.nr, 2);
+	status_release(&s);
+	/* another connection adds a report after the snapshot began */
+	ok(state_open(f->state, &other, &err), &err, "open another");
+	add(other, STATE_KIND_REPORT, "c@example.org", 0);
+	state_close(other);
+	ok(status_gather_snapshot(cfg, T0, f->st, seq, &s, &err), &err, "snapshot after a write");
+	assert_int_equal(s.reports.nr, 2);	/* the snapshot's, not the newest */
+	assert_int_equal(s.tracked.nr, 2);
+	status_release(&s);
+	/* a seq that is not the snapshot's: the caller's connection reads all */
+	ok(status_gather_snapshot(cfg, T0, f->st, seq + 1, &s, &err), &err, "another seq");
+	assert_int_equal(s.reports.nr, 2);
+	status_release(&s);
+	state_rollback(f->st);
+	/* a new snapshot has the third */
+	ok(state_begin_read(f->st, &err), &err, "begin_read again");
+	ok(state_changes_since(f->st, INT64_MAX, &c, &err), &err, "changes again");
+	assert_true(c.seq > seq);
+	ok(status_gather_snapshot(cfg, T0, f->st, c.seq, &s, &err), &err, "new snapshot");
+	assert_int_equal(s.reports.nr, 3);
+	assert_int_equal(s.tracked.nr, 3);
+	status_release(&s);
+	state_changes_release(&c);
+	state_rollback(f->st);
+	config_free(cfg);
+	buf_release(&err);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -504,6 +559,7 @@ int main(void)
 		T(bookkeeping_is_no_change),
 		T(migration_marks_every_thread_head),
 		T(migration_from_4_marks_every_thread_head),
+		T(status_snapshot_is_the_callers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
