@@ -679,6 +679,12 @@ struct render_ctx {
 					   made, or NULL */
 	struct entry *entries;		/* every feed entry, newest first */
 	size_t nr_entries;
+	/* a partial run's (merge_cached()): the trees, subsystems and lists
+	 * of the pieces made again or gone, as they were and as they are;
+	 * touched: any such piece.  A list page of none of them shows what
+	 * it showed. */
+	int touched;
+	struct state_names touched_names[3];	/* trees, subsystems, lists */
 };
 
 static void add_day(struct value *v, const char *key, int64_t t, int zone)
@@ -1679,6 +1685,19 @@ static void kept_page(const struct site_input *in, int64_t id, size_t hint, stru
 /* A partial run's pieces and report pages, by number: the new ones of the
  * changed reports (in->pieces, and the pages render_reports() put first
  * in c->out), and the cache's of every other, its page kept. */
+/* p is made again or gone: the list pages that show it (or showed it). */
+static void touch(struct render_ctx *c, const struct site_piece *p)
+{
+	size_t i;
+
+	c->touched = 1;
+	names_add(&c->touched_names[0], p->family, strlen(p->family));
+	for (i = 0; i < p->subsystems.nr; i++)
+		names_add(&c->touched_names[1], p->subsystems.v[i], strlen(p->subsystems.v[i]));
+	for (i = 0; i < p->lists.nr; i++)
+		names_add(&c->touched_names[2], p->lists.v[i], strlen(p->lists.v[i]));
+}
+
 static void merge_cached(struct render_ctx *c, struct site_input *in)
 {
 	struct site_cache *k = &in->cache;
@@ -1695,6 +1714,7 @@ static void merge_cached(struct render_ctx *c, struct site_input *in)
 			if (ch < in->changes.nr && in->changes.ids[ch] == id) {
 				/* changed: its new piece, if it is still
 				 * published, comes from in->pieces */
+				touch(c, &k->v[i]);
 				site_piece_release(&k->v[i++]);
 				in->cache_dirty = 1;
 				continue;
@@ -1705,6 +1725,7 @@ static void merge_cached(struct render_ctx *c, struct site_input *in)
 			n++;
 			continue;
 		}
+		touch(c, &in->pieces[j]);
 		all[n] = in->pieces[j];
 		pages[n++] = c->out->v[j++];
 		in->cache_dirty = 1;
@@ -2185,12 +2206,86 @@ static int render_index(struct render_ctx *c, const struct lists_job *job)
 	return ret;
 }
 
+static int names_have(const struct state_names *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++)
+		if (!strcmp(n->v[i], name))
+			return 1;
+	return 0;
+}
+
+/* A page of the last run kept as it is: listed by the manifest, and its
+ * file of the size the manifest says (a file changed or gone behind
+ * perfbot's back is made again, as a report's page is). */
+static int keep_list_page(struct render_ctx *c, const char *path)
+{
+	const struct site_input *in = c->in;
+	size_t hint = in->nr_pieces;
+	const struct site_manifest_entry *e = manifest_find(&in->manifest, path, &hint);
+	struct buf b = BUF_INIT;
+	struct stat sb;
+	int ok;
+
+	buf_addf(&b, "%s/%s", in->dir, path);
+	ok = e && stat(b.data, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == e->size;
+	buf_release(&b);
+	return ok;
+}
+
+/* In a partial run, a task whose pages show no piece made again or gone
+ * (nor showed one) is what the last run made: its pages are kept, not
+ * made and compared again.  1 when kept. */
+static int task_kept(struct render_ctx *c, const struct list_task *t)
+{
+	const char *paths[2];
+	size_t n = 0, i;
+
+	if (!c->in->partial)
+		return 0;
+	switch (t->kind) {
+	case TASK_GROUP:
+		if (names_have(&c->touched_names[!strcmp(t->what, "tree") ? 0 :
+						  t->key.subsystems ? 1 : 2], t->name))
+			return 0;
+		paths[n++] = t->feed;	/* in render_group()'s order */
+		paths[n++] = t->page;
+		break;
+	case TASK_INDEX:
+		paths[n++] = "index.html";
+		break;
+	case TASK_FEED:
+		paths[n++] = "atom.xml";
+		break;
+	case TASK_JSON:
+		paths[n++] = "reports.json";
+		break;
+	}
+	if (t->kind != TASK_GROUP && c->touched)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!keep_list_page(c, paths[i]))
+			return 0;
+	for (i = 0; i < n; i++) {
+		struct site_page *p;
+
+		ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
+		p = &c->out->v[c->out->nr++];
+		memset(p, 0, sizeof(*p));
+		p->path = xstrdup(paths[i]);
+	}
+	return 1;
+}
+
 static int task_run(struct render_ctx *c, const struct lists_job *job, struct list_task *t)
 {
 	struct buf title = BUF_INIT;
 	struct value *v;
 	int ret = 0;
 
+	if (task_kept(c, t))
+		return 0;
 	switch (t->kind) {
 	case TASK_GROUP:
 		if (!strcmp(t->what, "tree"))
@@ -2297,7 +2392,7 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 		struct site_pages *out, struct buf *err)
 {
 	struct render_ctx c = { in, set, out, err, w };
-	size_t *idx;
+	size_t *idx, i;
 	int ret;
 
 	ret = render_reports(&c, in);
@@ -2312,6 +2407,8 @@ int site_render(struct site_input *in, struct template_set *set, struct site_wri
 	ret = render_lists(&c, idx);
 	free(idx);
 	free(c.entries);
+	for (i = 0; i < 3; i++)
+		state_names_release(&c.touched_names[i]);
 	return ret;
 }
 
