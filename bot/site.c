@@ -2072,9 +2072,10 @@ static int render_json(struct render_ctx *c)
  * The lists: pages of many reports each (every tree's, subsystem's and
  * list's page and feed, the index, the site's feed, reports.json), made
  * side by side by a thread per CPU, each into a list_task of its own, and
- * put in c->out in the order below: the groups' pages before the index
- * that links to them.  A view is made from a pool the thread takes back
- * after each page.
+ * put in c->out in the order below.  Each is put in place by its thread
+ * as soon as it is made, but the index: site_write() puts it after the
+ * groups' pages it links to.  A view is made from a pool the thread takes
+ * back after each page.
  */
 enum task_kind { TASK_GROUP, TASK_INDEX, TASK_FEED, TASK_JSON };
 
@@ -2308,6 +2309,18 @@ static int task_run(struct render_ctx *c, const struct lists_job *job, struct li
 	return ret;
 }
 
+/* The pages t made (not those it kept: site_write() lists them). */
+static int write_made(struct render_ctx *c, struct list_task *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->out.nr; i++)
+		if (t->out.v[i].data &&
+		    site_write_page(c->writer, &t->out.v[i], c->in->nr_pieces, c->err) < 0)
+			return -2;
+	return 0;
+}
+
 static void *lists_work(void *arg)
 {
 	struct lists_job *job = arg;
@@ -2329,6 +2342,11 @@ static void *lists_work(void *arg)
 		c.err = &t->err;
 		t->ret = task_run(&c, job, t);
 		value_pool_reset(&pool);
+		/* its pages put in place at once, by this thread, while the
+		 * others make theirs; but the index, which links to the
+		 * groups' pages: site_write() puts it after them all */
+		if (!t->ret && c.writer && t->kind != TASK_INDEX)
+			t->ret = write_made(&c, t);
 		if (t->ret) {
 			pthread_mutex_lock(&job->lock);
 			if (i < job->failed)

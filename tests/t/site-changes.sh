@@ -13,7 +13,8 @@
 # wrong page; what an unfinished run left at the cache's end is not read,
 # and the next run's records go in its place.  A list template that does
 # not parse fails the run (65) with the same message each time, whichever
-# of the threads making the lists met it first, and changes no file.
+# of the threads making the lists met it first, and changes no file; a
+# list page that cannot be put in place fails it (74) before the index.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
@@ -221,6 +222,22 @@ done
 check "... the same page each time, whichever thread failed first" \
 	test "$(sort -u "$tmp/broken-again.log")" = "$(cat "$tmp/broken.log")"
 check "... and no file of the site changed" test "$(snap)" = "$before"
+
+# a list page that cannot be put in place (a folder where its file was):
+# exit 74 naming it; the index, put after the groups' pages it links to,
+# is not put in place
+t1=$(cd "$site/tree" && ls | head -1)
+rm "$site/tree/$t1/index.html"
+mkdir "$site/tree/$t1/index.html"
+inode=$(stat -c %i "$site/index.html")
+PERFBOT_NOW=$now "$perfbot" --config "$tmp/c" site --full 2>"$tmp/unwritable.log"
+rc=$?
+check "a list page that cannot be put in place: exit 74" test "$rc" = 74
+check "... the message names it" grep -q "tree/$t1/index.html: cannot write" "$tmp/unwritable.log"
+check "... the index is not put in place" test "$(stat -c %i "$site/index.html")" = "$inode"
+rmdir "$site/tree/$t1/index.html"
+pb site --full 2>/dev/null
+check "... and the next run puts both" test -f "$site/tree/$t1/index.html" -a "$(stat -c %i "$site/index.html")" != "$inode"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
