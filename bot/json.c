@@ -147,6 +147,11 @@ static int convert(json_t *j, const char *name, struct buf *path, int depth,
 	return 0;
 }
 
+void json_prepare_threads(void)
+{
+	json_object_seed(0);
+}
+
 int json_parse(const char *text, size_t len, const char *name,
 	       struct value **out, struct buf *err)
 {

@@ -24,6 +24,11 @@
 #define JSON_MAX_DEPTH 64
 #define JSON_MAX_BYTES (64u << 20)
 
+/* Makes json_parse() ready for threads: jansson seeds its hash tables
+ * once, on the first object it makes, unless told before (call it once,
+ * before the threads start). */
+void json_prepare_threads(void);
+
 int json_parse(const char *text, size_t len, const char *name,
 	       struct value **out, struct buf *err);
 
