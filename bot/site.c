@@ -1643,6 +1643,7 @@ static int render_reports(struct render_ctx *c, struct site_input *in)
 	buf_init(&job.err);
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_mutex_init(&job.state_lock, NULL);
+	json_prepare_threads();
 	/* this thread works too; one that cannot be started is one fewer */
 	for (i = 1; i < nr; i++)
 		if (pthread_create(&th[started], NULL, reports_work, &job) == 0)
