@@ -438,7 +438,9 @@ void site_cache_release(struct site_cache *k)
 struct op {
 	int64_t id;
 	size_t order;
-	size_t piece;		/* its piece in v, or (size_t)-1 for a D */
+	size_t piece;		/* its piece in its half's all, or (size_t)-1
+				   for a D */
+	struct site_piece *p;	/* that piece, once both halves are read */
 	size_t bytes;		/* the record's size */
 };
 
@@ -513,6 +515,12 @@ static void *half_read(void *arg)
 {
 	struct half *h = arg;
 	struct cursor c = h->records;
+
+	/* room for as many records as a kilobyte each makes: a piece is
+	 * about two, so the arrays are not moved as they grow */
+	h->alloc_ops = h->alloc_all = (size_t)(c.end - c.p) / 1024 + 16;
+	h->ops = xmalloc(h->alloc_ops * sizeof(*h->ops));
+	h->all = xmalloc(h->alloc_all * sizeof(*h->all));
 
 	for (;;) {
 		const char *start = c.p;
@@ -595,11 +603,10 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 	struct buf path = BUF_INIT, folder = BUF_INIT;
 	struct cursor c;
 	struct op *ops = NULL, *run_ops = NULL;
-	struct site_piece *all = NULL;
 	struct half h[2];
 	const struct commit *last = NULL;
 	pthread_t second;
-	size_t nr_ops = 0, nr_all = 0, whole_ops = 0, i, j;
+	size_t nr_ops = 0, whole_ops = 0, i, j;
 	char *salt, *of;
 	int ok = 0, threaded = 0;
 
@@ -636,7 +643,6 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 			whole_ops = nr_ops + last->whole_ops;
 		}
 		nr_ops += h[j].nr_ops;
-		nr_all += h[j].nr_all;
 		if (h[j].stop != h[j].records.end)
 			break;
 	}
@@ -644,21 +650,18 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 		k->seq = last->seq;
 		k->end = last->end;
 	}
-	/* one list of both halves' records, in the file's order */
-	ops = xcalloc(nr_ops + 1, sizeof(*ops));
-	all = xcalloc(nr_all + 1, sizeof(*all));
-	nr_ops = nr_all = 0;
+	/* one list of both halves' records, in the file's order (the pieces
+	 * stay in their halves' arrays until taken) */
+	ops = xmalloc((nr_ops + 1) * sizeof(*ops));
+	nr_ops = 0;
 	for (j = 0; j < 2 && nr_ops < whole_ops; j++) {
 		for (i = 0; i < h[j].nr_ops; i++) {
 			ops[nr_ops] = h[j].ops[i];
 			ops[nr_ops].order = nr_ops;
-			if (ops[nr_ops].piece != (size_t)-1)
-				ops[nr_ops].piece += nr_all;
+			ops[nr_ops].p = ops[nr_ops].piece == (size_t)-1 ? NULL
+								  : &h[j].all[ops[nr_ops].piece];
 			nr_ops++;
 		}
-		memcpy(all + nr_all, h[j].all, h[j].nr_all * sizeof(*all));
-		nr_all += h[j].nr_all;
-		h[j].nr_all = 0;
 		/* the pieces' arrays live as long as k */
 		k->blocks = xrealloc(k->blocks, (k->nr_blocks + h[j].arena.nr_blocks + 1) *
 					       sizeof(*k->blocks));
@@ -683,19 +686,17 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 
 		if (i + 1 < whole_ops && run_ops[i + 1].id == o->id)
 			continue;
-		if (o->piece == (size_t)-1)
+		if (!o->p)
 			continue;
-		k->v[k->nr] = all[o->piece];
-		memset(&all[o->piece], 0, sizeof(*all));
+		k->v[k->nr] = *o->p;
+		memset(o->p, 0, sizeof(*o->p));
 		k->live += o->bytes;
 		k->nr++;
 	}
 	ok = 1;
 out:
-	/* the pieces no record kept, and those after the last C */
-	for (i = 0; i < nr_all; i++)
-		site_piece_release(&all[i]);
-	free(all);
+	/* the pieces no record kept, and those after the last C, go with
+	 * their halves */
 	free(ops);
 	half_release(&h[0]);
 	half_release(&h[1]);
