@@ -91,7 +91,7 @@ static inline int has_room(const struct buf *b, size_t n)
 	return n < b->cap - b->len && !b->limit;
 }
 
-int buf_add(struct buf *b, const void *data, size_t n)
+int buf_add_grow(struct buf *b, const void *data, size_t n)
 {
 	if (!n)
 		return 0;
@@ -101,11 +101,6 @@ int buf_add(struct buf *b, const void *data, size_t n)
 	b->len += n;
 	b->data[b->len] = '\0';
 	return 0;
-}
-
-int buf_adds(struct buf *b, const char *s)
-{
-	return buf_add(b, s, strlen(s));
 }
 
 int buf_addchars(struct buf *b, char c, size_t n)

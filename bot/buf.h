@@ -22,6 +22,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 struct buf {
 	char *data;	/* the bytes, NUL-terminated; never NULL */
@@ -45,8 +46,23 @@ void buf_reset(struct buf *b);
 /* Cut to len bytes (len <= b->len). */
 void buf_truncate(struct buf *b, size_t len);
 
-int buf_add(struct buf *b, const void *data, size_t n);
-int buf_adds(struct buf *b, const char *s);
+/* Appends n bytes (data may not point past b->len into b).  Inline: a
+ * page is thousands of small appends, most of them of a literal, whose
+ * length the compiler then knows; buf_add_grow() when b must grow. */
+int buf_add_grow(struct buf *b, const void *data, size_t n);
+static inline int buf_add(struct buf *b, const void *data, size_t n)
+{
+	if (n >= b->cap - b->len || b->limit)
+		return buf_add_grow(b, data, n);
+	memmove(b->data + b->len, data, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+static inline int buf_adds(struct buf *b, const char *s)
+{
+	return buf_add(b, s, strlen(s));
+}
 /* Inline: parsers append most bytes one at a time (a call each was a
  * sixth of ingest's instructions); the slow path is buf_grow(). */
 static inline int buf_addc(struct buf *b, char c)
