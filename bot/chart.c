@@ -355,11 +355,15 @@ static void add_mark(struct buf *out, size_t i, double x, double y)
 
 	switch (i % CHART_MAX_SERIES) {
 	case 0:
+	case 6:	/* a disc, a ring */
 		p = PUT(p, "<circle cx=\"");
 		p = coord_put(p, x);
 		p = PUT(p, "\" cy=\"");
 		p = coord_put(p, y);
-		p = PUT(p, "\" r=\"3\"/>");
+		if (i % CHART_MAX_SERIES == 0)
+			p = PUT(p, "\" r=\"3\"/>");
+		else
+			p = PUT(p, "\" r=\"2.8\" fill=\"none\" stroke-width=\"1.4\"/>");
 		break;
 	case 1:
 		p = PUT(p, "<rect x=\"");
@@ -367,13 +371,6 @@ static void add_mark(struct buf *out, size_t i, double x, double y)
 		p = PUT(p, "\" y=\"");
 		p = coord_put(p, y - 2.6);
 		p = PUT(p, "\" width=\"5.2\" height=\"5.2\"/>");
-		break;
-	case 6:
-		p = PUT(p, "<circle cx=\"");
-		p = coord_put(p, x);
-		p = PUT(p, "\" cy=\"");
-		p = coord_put(p, y);
-		p = PUT(p, "\" r=\"2.8\" fill=\"none\" stroke-width=\"1.4\"/>");
 		break;
 	case 2:	/* triangle */
 		p = PUT(p, "<path d=\"M");

@@ -1614,20 +1614,39 @@ static void *reports_work(void *arg)
 	return NULL;
 }
 
+static size_t site_cpus(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus > 0 ? (size_t)cpus : 1;
+}
+
+/* work(arg) on nr threads (SITE_THREADS at most), this one among them; a
+ * thread that cannot be started is one fewer. */
+static void run_threads(size_t nr, void *(*work)(void *), void *arg)
+{
+	pthread_t th[SITE_THREADS];
+	size_t started = 0, i;
+
+	if (nr > SITE_THREADS)
+		nr = SITE_THREADS;
+	while (started + 1 < nr && pthread_create(&th[started], NULL, work, arg) == 0)
+		started++;
+	work(arg);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
 /* Every report's page, in order, at the end of c->out. */
 static int render_reports(struct render_ctx *c, struct site_input *in)
 {
 	struct reports_job job = { 0 };
-	pthread_t th[SITE_THREADS];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	/* one more than the CPUs: a thread that waits in the file system
 	 * (a page put in place on ext4) leaves its CPU to it; on 2 CPUs a
 	 * full run over 10,000 reports took 7% less on disk, 5 runs of 6 */
-	size_t nr = cpus > 0 ? (size_t)cpus + 1 : 1, started = 0, i;
+	size_t nr = site_cpus() + 1;
 	int ret = 0;
 
-	if (nr > SITE_THREADS)
-		nr = SITE_THREADS;
 	/* a thread costs more than a few pages */
 	if (nr > in->nr / 16 + 1)
 		nr = in->nr / 16 + 1;
@@ -1644,13 +1663,7 @@ static int render_reports(struct render_ctx *c, struct site_input *in)
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_mutex_init(&job.state_lock, NULL);
 	json_prepare_threads();
-	/* this thread works too; one that cannot be started is one fewer */
-	for (i = 1; i < nr; i++)
-		if (pthread_create(&th[started], NULL, reports_work, &job) == 0)
-			started++;
-	reports_work(&job);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	run_threads(nr, reports_work, &job);
 	pthread_mutex_destroy(&job.lock);
 	pthread_mutex_destroy(&job.state_lock);
 	c->out->nr += in->nr;
@@ -2364,9 +2377,7 @@ static void *lists_work(void *arg)
 static int render_lists(struct render_ctx *c, const size_t *idx)
 {
 	struct lists_job job = { 0 };
-	pthread_t th[SITE_THREADS];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nr = cpus > 0 ? (size_t)cpus : 1, started = 0, i, j;
+	size_t nr = site_cpus(), i, j;
 	int ret = 0;
 
 	job.c = c;
@@ -2374,16 +2385,7 @@ static int render_lists(struct render_ctx *c, const size_t *idx)
 	lists_plan(&job, c->in);
 	job.failed = job.nr;
 	pthread_mutex_init(&job.lock, NULL);
-	if (nr > SITE_THREADS)
-		nr = SITE_THREADS;
-	if (nr > job.nr)
-		nr = job.nr;
-	/* the calling thread is one of them */
-	while (started + 1 < nr && pthread_create(&th[started], NULL, lists_work, &job) == 0)
-		started++;
-	lists_work(&job);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	run_threads(nr < job.nr ? nr : job.nr, lists_work, &job);
 	pthread_mutex_destroy(&job.lock);
 	for (i = 0; i < job.nr; i++) {
 		struct list_task *t = &job.v[i];

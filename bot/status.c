@@ -32,6 +32,25 @@ const struct state_tracked *status_tracked_of(const struct status *s, int64_t id
 	return lo < s->tracked.nr && s->tracked.v[lo].id == id ? &s->tracked.v[lo] : NULL;
 }
 
+/* Every list of status but the reports', from st. */
+static int gather_all_but_reports(struct state *st, int64_t now, struct status *s,
+				  struct buf *err)
+{
+	int ret = state_tracked_list(st, 1, &s->tracked, err);
+
+	if (!ret)
+		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
+	if (!ret)
+		ret = state_command_list(st, 0, &s->commands, err);
+	if (!ret)
+		ret = state_trailer_list(st, 0, &s->trailers, err);
+	if (!ret)
+		ret = state_exclusion_list(st, &s->exclusions, err);
+	if (!ret)
+		ret = state_request_list(st, 0, &s->requests, err);
+	return ret;
+}
+
 int status_gather(const struct config *cfg, int64_t now, struct status *s,
 			 struct buf *err)
 {
@@ -50,17 +69,7 @@ int status_gather(const struct config *cfg, int64_t now, struct status *s,
 		return -1;
 	ret = state_report_list(st, &s->reports, err);
 	if (!ret)
-		ret = state_tracked_list(st, 1, &s->tracked, err);
-	if (!ret)
-		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
-	if (!ret)
-		ret = state_command_list(st, 0, &s->commands, err);
-	if (!ret)
-		ret = state_trailer_list(st, 0, &s->trailers, err);
-	if (!ret)
-		ret = state_exclusion_list(st, &s->exclusions, err);
-	if (!ret)
-		ret = state_request_list(st, 0, &s->requests, err);
+		ret = gather_all_but_reports(st, now, s, err);
 	state_close(st);
 	return ret;
 }
@@ -107,17 +116,7 @@ int status_gather_snapshot(const struct config *cfg, int64_t now, struct state *
 	/* the two big lists side by side: a tenth of a site run over 10,000
 	 * reports was this one thread reading them one after the other */
 	threaded = pthread_create(&th, NULL, side_list_run, &side) == 0;
-	ret = state_tracked_list(st, 1, &s->tracked, err);
-	if (!ret)
-		ret = state_sent_last_hour(st, now, &s->sent_last_hour, err);
-	if (!ret)
-		ret = state_command_list(st, 0, &s->commands, err);
-	if (!ret)
-		ret = state_trailer_list(st, 0, &s->trailers, err);
-	if (!ret)
-		ret = state_exclusion_list(st, &s->exclusions, err);
-	if (!ret)
-		ret = state_request_list(st, 0, &s->requests, err);
+	ret = gather_all_but_reports(st, now, s, err);
 	if (threaded)
 		pthread_join(th, NULL);
 	if (threaded && side.read) {
