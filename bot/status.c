@@ -32,6 +32,18 @@ const struct state_tracked *status_tracked_of(const struct status *s, int64_t id
 	return lo < s->tracked.nr && s->tracked.v[lo].id == id ? &s->tracked.v[lo] : NULL;
 }
 
+/* s emptied, then the spool's counts and waits. */
+static int gather_spool(const struct config *cfg, int64_t now, struct status *s, struct buf *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->now = now;
+	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0 ||
+	    intake_spool_waiting(cfg, now, &s->waits, err) < 0)
+		return -1;
+	return 0;
+}
+
 /* Every list of status but the reports', from st. */
 static int gather_all_but_reports(struct state *st, int64_t now, struct status *s,
 				  struct buf *err)
@@ -57,11 +69,7 @@ int status_gather(const struct config *cfg, int64_t now, struct status *s,
 	struct state *st;
 	int ret;
 
-	memset(s, 0, sizeof(*s));
-	s->cfg = cfg;
-	s->now = now;
-	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0 ||
-	    intake_spool_waiting(cfg, now, &s->waits, err) < 0)
+	if (gather_spool(cfg, now, s, err) < 0)
 		return -1;
 	if (!state_exists(cfg->state))
 		return 0;
@@ -107,11 +115,7 @@ int status_gather_snapshot(const struct config *cfg, int64_t now, struct state *
 	pthread_t th;
 	int ret, threaded;
 
-	memset(s, 0, sizeof(*s));
-	s->cfg = cfg;
-	s->now = now;
-	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0 ||
-	    intake_spool_waiting(cfg, now, &s->waits, err) < 0)
+	if (gather_spool(cfg, now, s, err) < 0)
 		return -1;
 	/* the two big lists side by side: a tenth of a site run over 10,000
 	 * reports was this one thread reading them one after the other */
@@ -143,11 +147,7 @@ int status_gather_threads(const struct config *cfg, int64_t now, struct state *s
 	size_t i;
 	int ret = 0;
 
-	memset(s, 0, sizeof(*s));
-	s->cfg = cfg;
-	s->now = now;
-	if (spool_count(cfg->state, &s->incoming, &s->rejected, err) < 0 ||
-	    intake_spool_waiting(cfg, now, &s->waits, err) < 0 ||
+	if (gather_spool(cfg, now, s, err) < 0 ||
 	    state_sent_last_hour(st, now, &s->sent_last_hour, err) < 0 ||
 	    state_exclusion_list(st, &s->exclusions, err) < 0)
 		return -1;
