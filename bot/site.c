@@ -1696,9 +1696,6 @@ static void kept_page(const struct site_input *in, int64_t id, size_t hint, stru
 	p->extra = buf_detach(&b, NULL);
 }
 
-/* A partial run's pieces and report pages, by number: the new ones of the
- * changed reports (in->pieces, and the pages render_reports() put first
- * in c->out), and the cache's of every other, its page kept. */
 /* p is made again or gone: the list pages that show it (or showed it). */
 static void touch(struct render_ctx *c, const struct site_piece *p)
 {
@@ -1712,6 +1709,9 @@ static void touch(struct render_ctx *c, const struct site_piece *p)
 		names_add(&c->touched_names[2], p->lists.v[i], strlen(p->lists.v[i]));
 }
 
+/* A partial run's pieces and report pages, by number: the new ones of the
+ * changed reports (in->pieces, and the pages render_reports() put first
+ * in c->out), and the cache's of every other, its page kept. */
 static void merge_cached(struct render_ctx *c, struct site_input *in)
 {
 	struct site_cache *k = &in->cache;

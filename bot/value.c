@@ -228,35 +228,31 @@ void value_free(struct value *v)
 /* Room for one more member (and its key, in an object). */
 static void members_grow(struct value *c)
 {
-	size_t alloc;
+	size_t alloc = c->alloc;
+	struct value_pool *p;
+	struct value **items;
+	char **keys;
 
 	if (c->nr < c->alloc && (c->kind != VALUE_OBJECT || c->keys))
 		return;
 	if (!c->pooled) {
-		size_t oldalloc = c->alloc;
-
 		ALLOC_GROW(c->items, c->nr + 1, c->alloc);
-		if (c->kind == VALUE_OBJECT && (c->alloc != oldalloc || !c->keys))
+		if (c->kind == VALUE_OBJECT && (c->alloc != alloc || !c->keys))
 			c->keys = xrealloc(c->keys, c->alloc * sizeof(*c->keys));
 		return;
 	}
 	/* the pool's arrays are not given back: grown by copying */
-	alloc = c->alloc < 8 ? 8 : c->alloc * 2;
-	{
-		struct value_pool *p = pool_of_tree();
-		struct value **items;
-
-		items = pool_alloc(p, alloc * sizeof(*items));
+	p = pool_of_tree();
+	alloc = alloc < 8 ? 8 : alloc * 2;
+	items = pool_alloc(p, alloc * sizeof(*items));
+	if (c->nr)
+		memcpy(items, c->items, c->nr * sizeof(*items));
+	c->items = items;
+	if (c->kind == VALUE_OBJECT) {
+		keys = pool_alloc(p, alloc * sizeof(*keys));
 		if (c->nr)
-			memcpy(items, c->items, c->nr * sizeof(*items));
-		c->items = items;
-		if (c->kind == VALUE_OBJECT) {
-			char **keys = pool_alloc(p, alloc * sizeof(*keys));
-
-			if (c->nr)
-				memcpy(keys, c->keys, c->nr * sizeof(*keys));
-			c->keys = keys;
-		}
+			memcpy(keys, c->keys, c->nr * sizeof(*keys));
+		c->keys = keys;
 	}
 	c->alloc = alloc;
 }
