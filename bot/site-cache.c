@@ -24,7 +24,7 @@
  * holds, writes it anew under a temporary name.  Read, the file is mapped
  * (read only) and the pieces' strings point into it, each ended by its
  * NUL: 10,000 pieces are one mapping, no copy and no allocation per
- * string; a second thread checks the CRCs meanwhile.
+ * string; two threads read it, a half each (half_read()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -480,15 +480,6 @@ static int next_record(struct cursor *c, char *kind, struct cursor *body, uint64
 	return 0;
 }
 
-/*
- * The records are read in two halves, one by a second thread: each checks
- * a record's CRC and parses its fields, up to the first record that is
- * not whole or not what its CRC says (the fields' reader is bounded by
- * the record's length either way).  What the first half read is followed
- * by what the second read, unless the first stopped short of its end.
- * (One thread reading and checking 10,000 reports' 18 MB was half a run
- * with nothing new.)
- */
 /* A C record as read: the run it ends. */
 struct commit {
 	const char *start;
@@ -497,6 +488,15 @@ struct commit {
 	size_t whole_ops;	/* the half's records before it */
 };
 
+/*
+ * The records are read in two halves, one by a second thread: each checks
+ * a record's CRC and parses its fields, up to the first record that is
+ * not whole or not what its CRC says (the fields' reader is bounded by
+ * the record's length either way).  What the first half read is followed
+ * by what the second read, unless the first stopped short of its end.
+ * (One thread reading and checking the 18 MB of 10,000 reports was the
+ * largest part of a run after one reply.)
+ */
 struct half {
 	struct site_cache arena;	/* the blocks of its pieces' arrays */
 	const char *base;		/* the file's start */
