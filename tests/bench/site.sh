@@ -7,9 +7,12 @@
 #      peer `cp -r A B` (the same files copied: the I/O a site of these
 #      bytes costs), interleaved BENCH_SITE_RUNS (5) times, each into a
 #      folder of its own, all removed at the end (ext4 makes a file slowly
-#      where many were removed in the last seconds: removing between runs
-#      would time that, and only for whichever side came first); medians
-#      and the ratio (target <= 3x);
+#      where many were removed lately: its recently_deleted() skips an
+#      inode freed in the last minute, or six while its block is dirty, and
+#      each skip looks the block up; removing between runs would time that,
+#      and only for whichever side came first; for the same reason a bench
+#      started within minutes of another's end, or of any large rm, times
+#      both sides slower); medians and the ratio (target <= 3x);
 #   2. incremental: on the site folder of the last full run, after a run
 #      that makes the state's cache of it (as the timers keep it), one
 #      reply to one report (perfbot ingest), then a run:
