@@ -99,13 +99,6 @@ static size_t fast_fixed(char *out, double v, int w, int prec, int plus)
 	return len;
 }
 
-static void add_fixed(struct buf *out, double v, int w, int prec, int plus);
-
-void compare_format_fixed(struct buf *out, double v, int w, int prec)
-{
-	add_fixed(out, v, w, prec, 0);
-}
-
 static void add_fixed(struct buf *out, double v, int w, int prec, int plus)
 {
 	char tmp[48];
@@ -115,6 +108,11 @@ static void add_fixed(struct buf *out, double v, int w, int prec, int plus)
 		buf_add(out, tmp, n);
 	else
 		buf_addf(out, plus ? "%+*.*f" : "%*.*f", w, prec, v);
+}
+
+void compare_format_fixed(struct buf *out, double v, int w, int prec)
+{
+	add_fixed(out, v, w, prec, 0);
 }
 
 /* "%10.4g" for 1e8 < |v| < 1e22 (always the exponent form there), by

@@ -53,13 +53,26 @@ static void keep_body(struct site_report *s, const char *mail, size_t len)
 	s->body = xmemdup(p, s->body_len);
 }
 
-static void names_add(struct state_names *n, const char *s, size_t len)
+/* n holds the len bytes at s. */
+static int names_hasn(const struct state_names *n, const char *s, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < n->nr; i++)
 		if (strlen(n->v[i]) == len && !memcmp(n->v[i], s, len))
-			return;
+			return 1;
+	return 0;
+}
+
+static int names_have(const struct state_names *n, const char *name)
+{
+	return names_hasn(n, name, strlen(name));
+}
+
+static void names_add(struct state_names *n, const char *s, size_t len)
+{
+	if (names_hasn(n, s, len))
+		return;
 	ALLOC_GROW(n->v, n->nr + 1, n->alloc);
 	n->v[n->nr++] = xstrndup(s, len);
 }
@@ -1532,20 +1545,70 @@ static int piece_make(struct render_ctx *c, const struct site_report *s, struct 
  * thread does. */
 #define SITE_THREADS 8
 
+/*
+ * Jobs 0..nr-1 taken in order by several threads (each job's own output
+ * keeps their order).  The first job that fails, in that order, is the one
+ * told, and no job after it is taken.
+ */
+struct work_queue {
+	pthread_mutex_t lock;
+	size_t next;			/* the next job to take */
+	size_t nr;
+	size_t failed;			/* the first that failed, or nr */
+	int code;			/* what it returned */
+	struct buf err;			/* its message */
+};
+
+static void queue_init(struct work_queue *q, size_t nr)
+{
+	memset(q, 0, sizeof(*q));
+	pthread_mutex_init(&q->lock, NULL);
+	q->nr = q->failed = nr;
+	buf_init(&q->err);
+}
+
+static void queue_release(struct work_queue *q)
+{
+	pthread_mutex_destroy(&q->lock);
+	buf_release(&q->err);
+}
+
+/* The next job, or q->nr when there is none to take. */
+static size_t queue_take(struct work_queue *q)
+{
+	size_t i;
+
+	pthread_mutex_lock(&q->lock);
+	i = q->next < q->failed ? q->next++ : q->nr;
+	pthread_mutex_unlock(&q->lock);
+	return i;
+}
+
+/* Job i failed with code (and err, when not NULL). */
+static void queue_fail(struct work_queue *q, size_t i, int code, const struct buf *err)
+{
+	pthread_mutex_lock(&q->lock);
+	if (i < q->failed) {
+		q->failed = i;
+		q->code = code;
+		buf_reset(&q->err);
+		if (err)
+			buf_add(&q->err, err->data, err->len);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
 struct reports_job {
 	struct render_ctx *c;
 	struct site_input *in;		/* c->in, whose reports' details the
 					   threads read */
 	struct site_page *pages;	/* one per report of c->in */
 	size_t first;			/* pages[0]'s index in c->out */
-	pthread_mutex_t lock;
+	struct work_queue q;		/* a report a job; a code < 0: it
+					   failed reading the state or writing
+					   its page, else the template's */
 	pthread_mutex_t state_lock;	/* in->st and in->route: one
 					   connection, one repository */
-	size_t next;			/* the next report to take */
-	size_t failed;			/* the first that failed, or in->nr */
-	int state_failed;		/* it failed reading the state or
-					   writing its page */
-	struct buf err;			/* its message */
 };
 
 static void *reports_work(void *arg)
@@ -1565,10 +1628,7 @@ static void *reports_work(void *arg)
 		size_t i;
 		int e;
 
-		pthread_mutex_lock(&job->lock);
-		i = job->next < job->failed ? job->next++ : in->nr;
-		pthread_mutex_unlock(&job->lock);
-		if (i >= in->nr)
+		if ((i = queue_take(&job->q)) >= in->nr)
 			break;
 		buf_reset(&err);
 		if (report_prepare(in, &in->v[i], job->first + i, &err) < 0) {
@@ -1596,16 +1656,8 @@ static void *reports_work(void *arg)
 		if (e == 0 && c.writer && !in->v[i].cached &&
 		    site_write_page(c.writer, &job->pages[i], job->first + i, &err) < 0)
 			e = -1;
-		if (e) {
-			pthread_mutex_lock(&job->lock);
-			if (i < job->failed) {
-				job->failed = i;
-				job->state_failed = e < 0;	/* else the template's */
-				buf_reset(&job->err);
-				buf_add(&job->err, err.data, err.len);
-			}
-			pthread_mutex_unlock(&job->lock);
-		}
+		if (e)
+			queue_fail(&job->q, i, e, &err);
 		value_pool_reset(&pool);
 	}
 	value_pool_use(NULL);
@@ -1658,20 +1710,17 @@ static int render_reports(struct render_ctx *c, struct site_input *in)
 	job.pages = c->out->v + c->out->nr;
 	job.first = c->out->nr;
 	memset(job.pages, 0, in->nr * sizeof(*job.pages));
-	job.failed = in->nr;
-	buf_init(&job.err);
-	pthread_mutex_init(&job.lock, NULL);
+	queue_init(&job.q, in->nr);
 	pthread_mutex_init(&job.state_lock, NULL);
 	json_prepare_threads();
 	run_threads(nr, reports_work, &job);
-	pthread_mutex_destroy(&job.lock);
 	pthread_mutex_destroy(&job.state_lock);
 	c->out->nr += in->nr;
-	if (job.failed < in->nr) {
-		err_set(c->err, "%s", job.err.data);
-		ret = job.state_failed ? -2 : -1;
+	if (job.q.failed < in->nr) {
+		err_set(c->err, "%s", job.q.err.data);
+		ret = job.q.code < 0 ? -2 : -1;
 	}
-	buf_release(&job.err);
+	queue_release(&job.q);
 	return ret;
 }
 
@@ -2004,13 +2053,8 @@ struct group_key {
 static int keep_name(const struct site_piece *p, const void *arg)
 {
 	const struct group_key *key = arg;
-	const struct state_names *n = key->subsystems ? &p->subsystems : &p->lists;
-	size_t i;
 
-	for (i = 0; i < n->nr; i++)
-		if (!strcmp(n->v[i], key->name))
-			return 1;
-	return 0;
+	return names_have(key->subsystems ? &p->subsystems : &p->lists, key->name);
 }
 
 /* A group's page and its feed: page and feed paths from the top, at root
@@ -2110,9 +2154,7 @@ struct lists_job {
 	const size_t *idx;
 	struct list_task *v;
 	size_t nr;
-	size_t next;		/* the next task to take */
-	size_t failed;		/* the first that failed (nr: none) */
-	pthread_mutex_t lock;
+	struct work_queue q;	/* a task a job (its message in its err) */
 };
 
 static void add_group_task(struct lists_job *job, size_t *alloc, const char *what,
@@ -2164,13 +2206,9 @@ static void lists_plan(struct lists_job *job, const struct site_input *in)
 	for (i = 0; i < in->nr_pieces; i++) {
 		const char *fam = in->pieces[i].family;
 
-		for (j = 0; j < fams.nr; j++)
-			if (!strcmp(fams.v[j], fam))
-				break;
-		if (j < fams.nr)
+		if (names_have(&fams, fam))
 			continue;
-		ALLOC_GROW(fams.v, fams.nr + 1, fams.alloc);
-		fams.v[fams.nr++] = xstrdup(fam);
+		names_add(&fams, fam, strlen(fam));
 		add_group_task(job, &alloc, "tree", fam);
 	}
 	for (sub = 1; sub >= 0; sub--) {
@@ -2219,16 +2257,6 @@ static int render_index(struct render_ctx *c, const struct lists_job *job)
 	ret = emit_page(c, "index.html", v, "index.html");
 	value_free(v);
 	return ret;
-}
-
-static int names_have(const struct state_names *n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n->nr; i++)
-		if (!strcmp(n->v[i], name))
-			return 1;
-	return 0;
 }
 
 /* A page of the last run kept as it is: listed by the manifest, and its
@@ -2346,10 +2374,7 @@ static void *lists_work(void *arg)
 		struct list_task *t;
 		size_t i;
 
-		pthread_mutex_lock(&job->lock);
-		i = job->next < job->failed ? job->next++ : job->nr;
-		pthread_mutex_unlock(&job->lock);
-		if (i >= job->nr)
+		if ((i = queue_take(&job->q)) >= job->nr)
 			break;
 		t = &job->v[i];
 		c.out = &t->out;
@@ -2361,12 +2386,8 @@ static void *lists_work(void *arg)
 		 * groups' pages: site_write() puts it after them all */
 		if (!t->ret && c.writer && t->kind != TASK_INDEX)
 			t->ret = write_made(&c, t);
-		if (t->ret) {
-			pthread_mutex_lock(&job->lock);
-			if (i < job->failed)
-				job->failed = i;
-			pthread_mutex_unlock(&job->lock);
-		}
+		if (t->ret)
+			queue_fail(&job->q, i, t->ret, NULL);
 	}
 	value_pool_use(NULL);
 	value_pool_release(&pool);
@@ -2383,14 +2404,12 @@ static int render_lists(struct render_ctx *c, const size_t *idx)
 	job.c = c;
 	job.idx = idx;
 	lists_plan(&job, c->in);
-	job.failed = job.nr;
-	pthread_mutex_init(&job.lock, NULL);
+	queue_init(&job.q, job.nr);
 	run_threads(nr < job.nr ? nr : job.nr, lists_work, &job);
-	pthread_mutex_destroy(&job.lock);
 	for (i = 0; i < job.nr; i++) {
 		struct list_task *t = &job.v[i];
 
-		if (!ret && i < job.failed) {
+		if (!ret && i < job.q.failed) {
 			ALLOC_GROW(c->out->v, c->out->nr + t->out.nr, c->out->alloc);
 			for (j = 0; j < t->out.nr; j++)
 				c->out->v[c->out->nr++] = t->out.v[j];
@@ -2405,6 +2424,7 @@ static int render_lists(struct render_ctx *c, const size_t *idx)
 		free(t->page);
 		free(t->feed);
 	}
+	queue_release(&job.q);
 	free(job.v);
 	return ret;
 }
