@@ -20,7 +20,7 @@ what=${1:-test}
 # The -dev packages whose static archives the Makefile links (libgit2's own
 # libraries, and libunistring's for GnuTLS), and libkrb5-dev for the
 # libgssapi_krb5.so that static libgit2 needs.
-build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev zlib1g-dev libsasl2-modules libmbedtls-dev libssh2-1-dev libhttp-parser-dev libpcre2-dev libunistring-dev libkrb5-dev"
+build="gcc make pkg-config git ca-certificates libjansson-dev libgit2-dev libetpan-dev libgnutls28-dev libsqlite3-dev zlib1g-dev libsasl2-modules libmbedtls-dev libssh2-1-dev libhttp-parser-dev libpcre2-dev libunistring-dev libkrb5-dev libxxhash-dev"
 test="$build libcmocka-dev python3 clang libclang-rt-14-dev postfix dovecot-imapd public-inbox libio-socket-ssl-perl git-email libmailtools-perl mutt swaks openssl procps linux-source-6.1 xz-utils perl groff-base man-db strace chromium fonts-liberation locales tidy"
 bench="$test python3-jinja2 hyperfine notmuch lei"
 case $what in

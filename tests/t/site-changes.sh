@@ -190,7 +190,7 @@ check "... the next run reads the cache it wrote anew" \
 	grep -q "(0 removed; 0 of 5 reports read, the others" "$tmp/site-after-damage.log"
 
 # a record damaged after a whole run's C: the cache is read up to that C
-# (its CRCs are checked beside the reading, which then drops what it read
+# (its checksums are checked beside the reading, which then drops what it read
 # past the damage), and the reports changed since that C are read again
 size=$(wc -c <"$cache")
 mail 12 'Ann <ann@example.org>' 'Re: the report' "$m2" 'Once more.' >"$tmp/12.mbox"
