@@ -461,10 +461,50 @@ static int is_site_dir(const struct config *cfg, const char *dir)
 	return same;
 }
 
+/* The cache read by a thread of its own while the state is opened (it is
+ * most of a run after one reply; each is a few milliseconds). */
+struct cache_reader {
+	const struct site_input *in;
+	struct site_cache *k;
+	pthread_t thread;
+	int started, ok;
+};
+
+static void *cache_read_work(void *arg)
+{
+	struct cache_reader *r = arg;
+
+	r->ok = site_cache_read(r->in->cfg->state, r->in->dir, r->k);
+	return NULL;
+}
+
+/* Starts reading it when it is read (not for --full, nor for a folder
+ * other than the configured one). */
+static void cache_read_start(struct cache_reader *r, struct site_input *in)
+{
+	memset(r, 0, sizeof(*r));
+	r->in = in;
+	r->k = &in->cache;
+	if (!in->full && in->cacheable)
+		r->started = pthread_create(&r->thread, NULL, cache_read_work, r) == 0 ? 1 : -1;
+}
+
+/* 1 when the cache was read, whole. */
+static int cache_read_finish(struct cache_reader *r)
+{
+	if (r->started > 0)
+		pthread_join(r->thread, NULL);
+	else if (r->started < 0)
+		cache_read_work(r);
+	r->started = 0;
+	return r->ok;
+}
+
 int site_gather(const struct config *cfg, int64_t now, const char *dir, int full,
 		struct site_input *in, struct buf *err)
 {
 	struct state_changes now_seq = { 0 };
+	struct cache_reader reader;
 	size_t i;
 	int ret;
 
@@ -474,26 +514,31 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 	in->dir = dir;
 	in->full = full;
 	buf_init(&in->salt);
-	manifest_read(dir, &in->manifest);
-	site_salt(cfg, now, &in->salt);
-	if (!state_exists(cfg->state))
-		return status_gather(cfg, now, &in->status, err);
-	/* the state's seq first, in the read transaction every report's
-	 * details are read in: what the run shows is at least that new (a
-	 * change after it is looked at again by the next run) */
-	if (state_open(cfg->state, &in->st, err) < 0 || state_begin_read(in->st, err) < 0 ||
-	    state_changes_since(in->st, INT64_MAX, &now_seq, err) < 0)
-		return -1;
-	in->seq = now_seq.seq;
-	state_changes_release(&now_seq);
 	/* the last run's pieces serve when they were made with this salt, at
 	 * a seq this state has, and their pages are listed: then only the
 	 * reports changed since are gathered (many changed: all of them,
 	 * which costs less than a query a report); only for the configured
 	 * folder, which a run with --out elsewhere leaves alone */
 	in->cacheable = is_site_dir(cfg, dir);
-	if (!full && in->cacheable && site_cache_read(cfg->state, dir, &in->cache) &&
-	    in->cache.seq > 0 && !strcmp(in->cache.salt, in->salt.data)) {
+	cache_read_start(&reader, in);
+	manifest_read(dir, &in->manifest);
+	site_salt(cfg, now, &in->salt);
+	if (!state_exists(cfg->state)) {
+		cache_read_finish(&reader);
+		return status_gather(cfg, now, &in->status, err);
+	}
+	/* the state's seq first, in the read transaction every report's
+	 * details are read in: what the run shows is at least that new (a
+	 * change after it is looked at again by the next run) */
+	if (state_open(cfg->state, &in->st, err) < 0 || state_begin_read(in->st, err) < 0 ||
+	    state_changes_since(in->st, INT64_MAX, &now_seq, err) < 0) {
+		cache_read_finish(&reader);
+		return -1;
+	}
+	in->seq = now_seq.seq;
+	state_changes_release(&now_seq);
+	if (cache_read_finish(&reader) && in->cache.seq > 0 &&
+	    !strcmp(in->cache.salt, in->salt.data)) {
 		/* a cache seq above the state's newest (a state restored from
 		 * a backup) comes back as every report */
 		if (state_changes_since(in->st, in->cache.seq, &in->changes, err) < 0)
