@@ -139,7 +139,7 @@ REPLAY_BIN := $(patsubst tests/fuzz/regressions/%,tests/fuzz/replay-%,$(wildcard
 tests/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(LIB) $(HDR) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ibot -o $@ $< tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LIBS)
 
-check: perfbot $(UNIT_BIN) $(REPLAY_BIN) tests/helpers/chart-page
+check: perfbot $(UNIT_BIN) $(REPLAY_BIN) tests/helpers/chart-page tests/bench/bench-site
 	@sh tests/run.sh
 
 # A long soak of the cron cycle with faults and kills (tests/t/soak.sh;
@@ -164,7 +164,8 @@ tests/bench/bench-route: tests/bench/bench-route.c $(LIB) Makefile
 tests/bench/bench-track: tests/bench/bench-track.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
-# The state perfbot site is timed on (tests/bench/site.sh).
+# The state perfbot site is timed on (tests/bench/site.sh), and a small one
+# tests/t/site-spare.sh runs on.
 tests/bench/bench-site: tests/bench/bench-site.c $(LIB) Makefile
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Ibot -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 

@@ -174,3 +174,83 @@ int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mo
 	}
 	return named ? 0 : dir_write_file_mode(path, data, len, mode, 0, err);
 }
+
+/* ".spare-BASE" + suffix beside path. */
+static void spare_name(struct buf *out, const char *path, const char *suffix)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	buf_add(out, path, (size_t)(base - path));
+	buf_addf(out, ".spare-%s%s", base, suffix);
+}
+
+/* data written into the spare open at fd, in place, under a write lease
+ * (no one else has it open, nor can open it meanwhile): 0, or -1. */
+static int spare_fill(int fd, const char *data, size_t len)
+{
+	struct stat sb;
+	size_t at = 0;
+	int ret = -1;
+
+	/* only a spare: not a file with another name too */
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
+	    fcntl(fd, F_SETLEASE, F_WRLCK) < 0)
+		return -1;
+	while (at < len) {
+		ssize_t w = pwrite(fd, data + at, len - at, (off_t)at);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto out;
+		at += (size_t)w;
+	}
+	if ((off_t)len < sb.st_size && ftruncate(fd, (off_t)len) < 0)
+		goto out;
+	ret = 0;
+out:
+	fcntl(fd, F_SETLEASE, F_UNLCK);
+	return ret;
+}
+
+int dir_write_file_spare(const char *path, const char *data, size_t len, mode_t mode,
+			 struct buf *err)
+{
+	struct buf spare = BUF_INIT, next = BUF_INIT;
+	int fd, filled = 0, kept, ret = 0;
+
+	spare_name(&spare, path, "");
+	spare_name(&next, path, ".next");
+	/* O_NONBLOCK: a lease someone else holds on it fails the open
+	 * rather than waiting for them */
+	fd = open(spare.data, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd >= 0) {
+		filled = spare_fill(fd, data, len) == 0;
+		close(fd);
+	}
+	/* the file replaced: kept (as the next spare) rather than freed */
+	unlink(next.data);	/* left by a run that died */
+	kept = link(path, next.data) == 0;
+	if (filled && rename(spare.data, path) < 0)
+		ret = err_set(err, "%s: cannot write: %s", path, strerror(errno));
+	else if (!filled)
+		ret = dir_write_file_mode(path, data, len, mode, 0, err);
+	if (kept && (ret < 0 || rename(next.data, spare.data) < 0))
+		unlink(next.data);	/* path still has it, or it is lost */
+	buf_release(&spare);
+	buf_release(&next);
+	return ret;
+}
+
+void dir_remove_spare(const char *path)
+{
+	struct buf b = BUF_INIT;
+
+	spare_name(&b, path, "");
+	unlink(b.data);
+	buf_reset(&b);
+	spare_name(&b, path, ".next");
+	unlink(b.data);
+	buf_release(&b);
+}

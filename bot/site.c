@@ -2588,6 +2588,21 @@ static int writer_parent(struct site_writer *w, const char *page, struct buf *er
 	return ret;
 }
 
+/* A page at least this large that replaces its file is written into the
+ * spare of it the run before last kept (dir_write_file_spare()): the
+ * lists a run after one reply makes again (reports.json, the index, a
+ * tree's page) are most of what it writes. */
+#define SITE_SPARE_BYTES (256u << 10)
+
+/* data put at path, which held a file the manifest lists (of old_size). */
+static int replace_file(const char *path, const char *data, size_t len, size_t old_size,
+			struct buf *err)
+{
+	if (len >= SITE_SPARE_BYTES || old_size >= SITE_SPARE_BYTES)
+		return dir_write_file_spare(path, data, len, 0644, err);
+	return dir_write_file_mode(path, data, len, 0644, 0, err);
+}
+
 int site_write_page(struct site_writer *w, struct site_page *pg, size_t hint, struct buf *err)
 {
 	struct site_manifest_entry *e = manifest_find(w->old, pg->path, &hint);
@@ -2606,7 +2621,7 @@ int site_write_page(struct site_writer *w, struct site_page *pg, size_t hint, st
 		 * case) */
 		tmp_remove(w->dir, pg->path);
 	} else if (writer_parent(w, pg->path, err) < 0 ||
-		   (e ? dir_write_file_mode(path.data, pg->data, pg->len, 0644, 0, err)
+		   (e ? replace_file(path.data, pg->data, pg->len, e->size, err)
 		      : dir_write_new_file(path.data, pg->data, pg->len, 0644, err)) < 0) {
 		ret = -1;
 	} else {
@@ -2670,6 +2685,7 @@ int site_write(struct site_writer *w, struct site_pages *p, struct buf *err)
 			err_set(err, "%s: cannot remove: %s", path.data, strerror(errno));
 			goto out;
 		}
+		dir_remove_spare(path.data);
 		w->stats.removed++;
 	}
 	ret = 0;
@@ -2677,7 +2693,7 @@ int site_write(struct site_writer *w, struct site_pages *p, struct buf *err)
 	if (manifest.len != old->text.len || memcmp(manifest.data, old->text.data, manifest.len)) {
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", w->dir, SITE_MANIFEST);
-		ret = dir_write_file_mode(path.data, manifest.data, manifest.len, 0644, 0, err);
+		ret = replace_file(path.data, manifest.data, manifest.len, old->text.len, err);
 	}
 out:
 	buf_release(&manifest);

@@ -1,6 +1,7 @@
 /*
  * tests/bench/bench-site.c STATEDIR [N]: the state tests/bench/site.sh
- * benchmarks perfbot site (perfbot-site(1)) on.  Not run by make check.
+ * benchmarks perfbot site (perfbot-site(1)) on; tests/t/site-spare.sh makes
+ * one of 1,000 reports in make check.
  *
  * Writes N (default 10,000) reports into STATEDIR/state.db through the
  * state's own functions, each as send leaves it: sent to two recipients,

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 
@@ -83,11 +85,120 @@ static void new_files_appear_whole(void **state)
 	buf_release(&text);
 }
 
+static ino_t inode_of(const char *path)
+{
+	struct stat sb;
+
+	assert_int_equal(stat(path, &sb), 0);
+	return sb.st_ino;
+}
+
+static void assert_holds(const char *path, const char *text)
+{
+	struct buf b = BUF_INIT, err = BUF_INIT;
+
+	assert_int_equal(buf_read_file(&b, path, 0, &err), 0);
+	assert_string_equal(b.data, text);
+	buf_release(&b);
+	buf_release(&err);
+}
+
+static void assert_names(const char *top, const char *names)
+{
+	struct buf b = BUF_INIT, err = BUF_INIT;
+	char cmd[300];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", top);
+	p = popen(cmd, "r");
+	assert_int_equal(buf_read_fd(&b, fileno(p), 0, &err), 0);
+	pclose(p);
+	assert_string_equal(b.data, names);
+	buf_release(&b);
+	buf_release(&err);
+}
+
+/* dir_write_file_spare(): the file replaced is kept as the spare, and the
+ * next replacement is written into it (its inode), shorter or longer;
+ * a spare someone has open, or with another name too, is not written
+ * into; a killed run's ".next" is no matter; dir_remove_spare(). */
+static void spare_takes_the_next_file(void **state)
+{
+	char top[] = "/tmp/test-dir.XXXXXX", path[256], spare[256], other[256], cmd[300];
+	struct buf err = BUF_INIT;
+	ino_t one, two, three;
+	char held[16] = "";
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(path, sizeof(path), "%s/r.json", top);
+	snprintf(spare, sizeof(spare), "%s/.spare-r.json", top);
+	assert_int_equal(dir_write_file_spare(path, "one\n", 4, 0644, &err), 0);
+	assert_holds(path, "one\n");
+	assert_names(top, "r.json\n");
+	one = inode_of(path);
+
+	assert_int_equal(dir_write_file_spare(path, "two two\n", 8, 0644, &err), 0);
+	assert_holds(path, "two two\n");
+	assert_holds(spare, "one\n");
+	assert_true(inode_of(spare) == one);
+	two = inode_of(path);
+	assert_true(two != one);
+
+	/* shorter: into the first file's inode, cut to its length */
+	assert_int_equal(dir_write_file_spare(path, "3\n", 2, 0644, &err), 0);
+	assert_holds(path, "3\n");
+	assert_true(inode_of(path) == one);
+	assert_holds(spare, "two two\n");
+	assert_true(inode_of(spare) == two);
+	assert_names(top, ".spare-r.json\nr.json\n");
+
+	/* a reader still has the spare open (it was the page two
+	 * replacements ago): a new file; what the reader reads is unchanged */
+	fd = open(spare, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(dir_write_file_spare(path, "four\n", 5, 0644, &err), 0);
+	assert_holds(path, "four\n");
+	three = inode_of(path);
+	assert_true(three != one && three != two);
+	assert_int_equal(pread(fd, held, sizeof(held) - 1, 0), 8);
+	assert_string_equal(held, "two two\n");
+	close(fd);
+	assert_true(inode_of(spare) == one);
+
+	/* a spare with another name too is not written into */
+	snprintf(other, sizeof(other), "%s/other", top);
+	assert_int_equal(link(spare, other), 0);
+	assert_int_equal(dir_write_file_spare(path, "five\n", 5, 0644, &err), 0);
+	assert_holds(path, "five\n");
+	assert_holds(other, "3\n");
+	assert_true(inode_of(spare) == three);
+	assert_int_equal(unlink(other), 0);
+
+	/* what a run killed between its link and its rename left */
+	snprintf(other, sizeof(other), "%s/.spare-r.json.next", top);
+	assert_int_equal(link(path, other), 0);
+	assert_int_equal(dir_write_file_spare(path, "six\n", 4, 0644, &err), 0);
+	assert_holds(path, "six\n");
+	assert_names(top, ".spare-r.json\nr.json\n");
+
+	dir_remove_spare(path);
+	assert_names(top, "r.json\n");
+	snprintf(path, sizeof(path), "%s/no-such/r.json", top);
+	assert_int_equal(dir_write_file_spare(path, "x", 1, 0644, &err), -1);
+	assert_non_null(strstr(err.data, "no-such/"));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	assert_int_equal(system(cmd), 0);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(makes_parents),
 		cmocka_unit_test(new_files_appear_whole),
+		cmocka_unit_test(spare_takes_the_next_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
