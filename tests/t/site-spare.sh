@@ -6,7 +6,8 @@
 # the run after next writes into that spare (its inode) and renames it
 # into place; a reader that still has the spare open keeps reading what
 # it had, whole, and that run writes a new file instead; each run leaves
-# the site a --full run into a new folder makes.
+# the site a --full run into a new folder makes.  The state's cache of the
+# site, written anew by a --full run, the same way.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 perfbot=$top/perfbot
@@ -83,6 +84,20 @@ check "... in a new file, not the spare the reader has" test "$got" != "$second"
 check "... the reader reads what it had, whole" sh -c "cmp -s /dev/fd/3 '$tmp/second.json'" 3<&3
 exec 3<&-
 check_eq "... the file the run replaced is the spare now" "$third" "$(inode "$site/.spare-reports.json")"
+check "... the site is a --full run's" same_as_fresh
+
+# the state's cache, written anew by each --full run: the same way
+cache=$tmp/state/cache/site.cache
+c1=$(inode "$cache")
+pb site --full 2>/dev/null
+check_eq "a --full run: the cache it replaced is its spare" "$c1" \
+	"$(inode "$tmp/state/cache/.spare-site.cache")"
+pb site --full 2>/dev/null
+check_eq "... and the next one writes into it" "$c1" "$(inode "$cache")"
+reply 10
+pb -v site 2>"$tmp/v.log"
+check "... which the next run reads (one report read)" \
+	grep -q "(0 removed; 1 of $n reports read, the others" "$tmp/v.log"
 check "... the site is a --full run's" same_as_fresh
 
 echo "$pass passed, $fail failed"
