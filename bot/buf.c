@@ -115,6 +115,23 @@ int buf_addchars(struct buf *b, char c, size_t n)
 	return 0;
 }
 
+int buf_add_int(struct buf *b, long long v, int width)
+{
+	char tmp[24];
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	size_t at = sizeof(tmp);
+
+	do {
+		tmp[--at] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (at > 1 && (int)(sizeof(tmp) - at) < width)
+		tmp[--at] = '0';
+	if (v < 0)
+		tmp[--at] = '-';
+	return buf_add(b, tmp + at, sizeof(tmp) - at);
+}
+
 int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 {
 	va_list cp;

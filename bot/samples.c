@@ -331,7 +331,10 @@ int samples_read(const char *state_dir, int64_t id, struct samples *out, struct 
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	buf_addf(&path, "%s/samples/%lld.tsv", state_dir, (long long)id);
+	buf_adds(&path, state_dir);
+	buf_adds(&path, "/samples/");
+	buf_add_int(&path, id, 0);
+	buf_adds(&path, ".tsv");
 	ret = read_text(path.data, &text, err);
 	if (ret > 0 && samples_parse(text.data, text.len, path.data, out, err) < 0)
 		ret = -1;

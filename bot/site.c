@@ -304,12 +304,20 @@ static int fingerprint(struct site_report *s, const struct buf *salt, struct buf
 	buf_add(&b, salt->data, salt->len);
 	buf_add(&b, s->json, s->json_len);
 	if (s->t) {
-		buf_addf(&b, "\n%lld %d %lld %lld %lld %d", (long long)s->t->last_activity, s->t->has_fix,
-			 (long long)s->t->fix.recorded, (long long)s->t->fix.date,
-			 (long long)s->t->created, (int)s->t->verdict);
-		for (i = 0; i < s->t->nr_possible; i++)
-			buf_addf(&b, " %lld %lld", (long long)s->t->possible[i].date,
-				 (long long)s->t->possible[i].recorded);
+		/* "\n%lld %d %lld %lld %lld %d", then " %lld %lld" a possible fix */
+		const long long f[] = { s->t->last_activity, s->t->has_fix, s->t->fix.recorded,
+					s->t->fix.date, s->t->created, (int)s->t->verdict };
+
+		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			buf_addc(&b, i ? ' ' : '\n');
+			buf_add_int(&b, f[i], 0);
+		}
+		for (i = 0; i < s->t->nr_possible; i++) {
+			buf_addc(&b, ' ');
+			buf_add_int(&b, s->t->possible[i].date, 0);
+			buf_addc(&b, ' ');
+			buf_add_int(&b, s->t->possible[i].recorded, 0);
+		}
 	}
 	ret = hash_sha256(b.data, b.len, d, err);
 	if (!ret) {
@@ -769,7 +777,11 @@ static void add_day(struct value *v, const char *key, int64_t t, int zone)
 		d[9] = (char)('0' + c.day % 10);
 		buf_add(&b, d, 10);
 	} else {
-		buf_addf(&b, "%04lld-%02d-%02d", (long long)c.year, c.month, c.day);
+		buf_add_int(&b, c.year, 4);
+		buf_addc(&b, '-');
+		buf_add_int(&b, c.month, 2);
+		buf_addc(&b, '-');
+		buf_add_int(&b, c.day, 2);
 	}
 	value_object_add(v, key, value_new_string_owned(buf_detach(&b, NULL), 10));
 }
@@ -792,7 +804,9 @@ static void add_count(struct value *v, const char *key, int64_t n, const char *o
 	size_t len;
 	char *s;
 
-	buf_addf(&b, "%lld %s", (long long)n, n == 1 ? one : many);
+	buf_add_int(&b, n, 0);
+	buf_addc(&b, ' ');
+	buf_adds(&b, n == 1 ? one : many);
 	s = buf_detach(&b, &len);
 	value_object_add(v, key, value_new_string_owned(s, len));
 }
@@ -917,7 +931,8 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 	size_t nr_requests, i;
 
 	value_object_add(v, "id", value_new_integer(s->r->id));
-	buf_addf(&b, "%sreport/%lld.html", root, (long long)s->r->id);
+	buf_adds(&b, root);
+	add_report_path(&b, s->r->id);
 	value_object_add_string(v, "page", b.data);
 	value_object_add_string(v, "subject", s->r->subject);
 	value_object_add_string(v, "tree", tree_of(s) ? tree_of(s) : "");
@@ -1012,7 +1027,8 @@ static struct value *thread_view(const struct site_input *in, const struct site_
 		value_object_add(o, "depth", value_new_integer(t[i].depth));
 		/* the indent as a class name (depth-0 .. depth-9): a number
 		 * in a style attribute would need a second escaper */
-		buf_addf(&b, "depth-%d", t[i].depth > 9 ? 9 : t[i].depth);
+		buf_adds(&b, "depth-");
+		buf_addc(&b, (char)('0' + (t[i].depth > 9 ? 9 : t[i].depth < 0 ? 0 : t[i].depth)));
 		value_object_add_string(o, "indent", b.data);
 		buf_release(&b);
 		if (m->date)
@@ -1243,7 +1259,8 @@ static char *report_extra(const struct site_report *s)
 	struct buf b = BUF_INIT;
 	size_t i, k;
 
-	buf_addf(&b, "\t%s", s->fp);
+	buf_addc(&b, '\t');
+	buf_adds(&b, s->fp);
 	for (k = 0; k < 2; k++) {
 		buf_addc(&b, '\t');
 		for (i = 0; i < n[k]->nr; i++) {
@@ -2576,7 +2593,9 @@ static int writer_parent(struct site_writer *w, const char *page, struct buf *er
 	struct buf line = BUF_INIT;
 	int ret = 0;
 
-	buf_addf(&line, "\n%.*s\n", slash ? (int)(slash - page) : 0, page);
+	buf_addc(&line, '\n');
+	buf_add(&line, page, slash ? (size_t)(slash - page) : 0);
+	buf_addc(&line, '\n');
 	pthread_mutex_lock(&w->lock);
 	if (!w->made.len || !strstr(w->made.data, line.data)) {
 		ret = make_parent(w->dir, page, err);
@@ -2613,7 +2632,9 @@ int site_write_page(struct site_writer *w, struct site_page *pg, size_t hint, st
 		e->seen = 1;	/* this page's own entry: no other thread's */
 	if (!pg->data)
 		goto done;	/* kept: site_gather() found it as the manifest says */
-	buf_addf(&path, "%s/%s", w->dir, pg->path);
+	buf_adds(&path, w->dir);
+	buf_addc(&path, '/');
+	buf_adds(&path, pg->path);
 	if (!w->full && e && e->size == pg->len && file_holds(path.data, pg->data, pg->len)) {
 		/* the file has these bytes (reading and comparing costs a
 		 * fraction of writing); the temporary file a killed --full run

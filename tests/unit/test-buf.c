@@ -1,3 +1,5 @@
+#include <limits.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -182,6 +184,32 @@ static void json_errors_name_place(void **state)
 	}
 }
 
+/* buf_add_int() is "%0*lld" for v >= 0, "%lld" for any v. */
+static void buf_add_int_is_printf(void **state)
+{
+	static const long long v[] = { 0, 1, 9, 10, 99, 100, 2026, 12345, -1, -42, 9007199254740993LL,
+				       LLONG_MAX, LLONG_MIN };
+	size_t i;
+	int w;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		for (w = 0; w <= 6; w++) {
+			struct buf b = BUF_INIT;
+			char want[32];
+
+			if (v[i] < 0 && w)
+				continue;
+			snprintf(want, sizeof(want), "%0*lld", w, v[i]);
+			buf_adds(&b, "x");
+			buf_add_int(&b, v[i], w);
+			assert_string_equal(b.data + 1, want);
+			assert_int_equal(b.len, strlen(want) + 1);
+			buf_release(&b);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +222,7 @@ int main(void)
 		cmocka_unit_test(buf_read_file_sizes),
 		cmocka_unit_test(json_round_trip_keeps_order),
 		cmocka_unit_test(json_errors_name_place),
+		cmocka_unit_test(buf_add_int_is_printf),
 	};
 
 	return cmocka_run_group_tests_name("buf, value, json", tests, NULL, NULL);
