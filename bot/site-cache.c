@@ -24,10 +24,10 @@
  * file (after cutting what an unfinished run left past the last C); one
  * that made every piece, or found the file more than twice what it
  * holds, writes it anew, into the spare the file before it left
- * (dir_write_file_spare(): .spare-site.cache beside it).  Read, the file is mapped
- * (read only) and the pieces' strings point into it, each ended by its
- * NUL: 10,000 pieces are one mapping, no copy and no allocation per
- * string; two threads read it, a half each (half_read()).
+ * (dir_write_file_spare(): .spare-site.cache beside it).  Read, the file
+ * is mapped (read only) and the pieces' strings point into it, each ended
+ * by its NUL: 10,000 pieces are one mapping, no copy and no allocation
+ * per string; two threads read it, a half each (half_read()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -507,9 +507,10 @@ struct commit {
 /*
  * The records are read in two halves, one by a second thread: each checks
  * a record's checksum and parses its fields, up to the first record that
- * is not whole or not what its checksum says (the fields' reader is bounded by
- * the record's length either way).  What the first half read is followed
- * by what the second read, unless the first stopped short of its end.
+ * is not whole or not what its checksum says (the fields' reader is
+ * bounded by the record's length either way).  What the first half read
+ * is followed by what the second read, unless the first stopped short of
+ * its end.
  * (One thread reading and checking the 18 MB of 10,000 reports was the
  * largest part of a run after one reply.)
  */

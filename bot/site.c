@@ -486,8 +486,8 @@ static void *cache_read_work(void *arg)
 	return NULL;
 }
 
-/* Starts reading it when it is read (not for --full, nor for a folder
- * other than the configured one). */
+/* Starts the read of the cache for a run that uses it (not --full, nor
+ * a run into another folder than the configured one). */
 static void cache_read_start(struct cache_reader *r, struct site_input *in)
 {
 	memset(r, 0, sizeof(*r));
@@ -522,11 +522,8 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 	in->dir = dir;
 	in->full = full;
 	buf_init(&in->salt);
-	/* the last run's pieces serve when they were made with this salt, at
-	 * a seq this state has, and their pages are listed: then only the
-	 * reports changed since are gathered (many changed: all of them,
-	 * which costs less than a query a report); only for the configured
-	 * folder, which a run with --out elsewhere leaves alone */
+	/* the cache serves the configured folder only, which a run with
+	 * --out elsewhere leaves alone */
 	in->cacheable = is_site_dir(cfg, dir);
 	cache_read_start(&reader, in);
 	manifest_read(dir, &in->manifest);
@@ -545,6 +542,10 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 	}
 	in->seq = now_seq.seq;
 	state_changes_release(&now_seq);
+	/* the last run's pieces serve when they were made with this salt, at
+	 * a seq this state has, and their pages are listed: then only the
+	 * reports changed since are gathered (many changed: all of them,
+	 * which costs less than a query a report) */
 	if (cache_read_finish(&reader) && in->cache.seq > 0 &&
 	    !strcmp(in->cache.salt, in->salt.data)) {
 		/* a cache seq above the state's newest (a state restored from

@@ -307,7 +307,9 @@ void site_writer_release(struct site_writer *w);
 /*
  * Puts page p in place unless its file holds its bytes already (the size
  * as the manifest says, then compared byte for byte; always with full):
- * dir_write_file_mode() (0644, a temporary name renamed into place).
+ * 0644, a new page by dir_write_new_file(), a page replacing its file by
+ * dir_write_file_mode() (a temporary name renamed into place), or by
+ * dir_write_file_spare() when either is 256 KB or more.
  * Then frees p->data and sets p->put (the manifest takes p->len).  hint:
  * where p is likely in the manifest (its index in the run's pages).  Safe
  * to call from several threads at once for different pages.  0, or -1
@@ -317,9 +319,9 @@ int site_write_page(struct site_writer *w, struct site_page *p, size_t hint, str
 
 /*
  * site_write_page() for each page not put yet, in order, then removes the
- * files the manifest named that are no page any more, then writes the
- * manifest.  A run where nothing changed writes nothing, not even the
- * manifest.  0, or -1 with a message naming the file.
+ * files the manifest named that are no page any more (and their spares),
+ * then writes the manifest.  A run where nothing changed writes nothing,
+ * not even the manifest.  0, or -1 with a message naming the file.
  */
 int site_write(struct site_writer *w, struct site_pages *p, struct buf *err);
 

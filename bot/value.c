@@ -386,19 +386,8 @@ void value_format_number(struct buf *out, double d)
 		return;
 	}
 	if (fabs(d) < 9007199254740992.0 && d == (double)(long long)d) {
-		/* "%lld" without vsnprintf: report ids and dates, in every
-		 * report's JSON */
-		long long i = (long long)d;
-		unsigned long long u = i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i;
-		size_t at = sizeof(tmp);
-
-		do {
-			tmp[--at] = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
-		if (i < 0)
-			tmp[--at] = '-';
-		buf_add(out, tmp + at, sizeof(tmp) - at);
+		/* report ids and dates, in every report's JSON */
+		buf_add_int(out, (long long)d, 0);
 		return;
 	}
 	for (prec = 1; prec <= 17; prec++) {

@@ -187,8 +187,8 @@ static void json_errors_name_place(void **state)
 /* buf_add_int() is "%0*lld" for v >= 0, "%lld" for any v. */
 static void buf_add_int_is_printf(void **state)
 {
-	static const long long v[] = { 0, 1, 9, 10, 99, 100, 2026, 12345, -1, -42, 9007199254740993LL,
-				       LLONG_MAX, LLONG_MIN };
+	static const long long v[] = { 0, 1, 9, 10, 99, 100, 2026, 12345, -1, -42,
+				       9007199254740993LL, LLONG_MAX, LLONG_MIN };
 	size_t i;
 	int w;
 
