@@ -254,6 +254,15 @@ static void salt_folder(struct buf *h, const char *dir)
 	free(names);
 }
 
+/* The day t is in, counted from 1970-01-01, in the configured zone (the
+ * salt's day). */
+static int64_t day_number(int64_t t, int zone)
+{
+	int64_t at = t + (int64_t)zone * 60;
+
+	return at >= 0 ? at / 86400 : -((-at + 86399) / 86400);
+}
+
 /* What every page depends on besides its report: perfbot, the
  * configuration, the templates, the day (a row's age). */
 static void site_salt(const struct config *cfg, int64_t now, struct buf *out)
@@ -262,7 +271,7 @@ static void site_salt(const struct config *cfg, int64_t now, struct buf *out)
 	size_t i;
 
 	buf_addf(&b, "perfbot %s\n%lld\n", PERFBOT_VERSION,
-		 (long long)((now + cfg->timezone * 60) / 86400));
+		 (long long)day_number(now, cfg->timezone));
 	if (cfg->path)
 		buf_read_file(&b, cfg->path, 16u << 20, NULL);
 	for (i = 0; i < cfg->templates.nr; i++) {
@@ -926,7 +935,12 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 {
 	struct value *v = value_new_object();
 	struct buf b = BUF_INIT;
-	int64_t age = in->now > s->r->created ? (in->now - s->r->created) / 86400 : 0;
+	/* in calendar days, which change when the salt's day does: a row is
+	 * kept from the cache only on the day it was made (24-hour periods
+	 * would turn at another hour for each report, and a kept row would
+	 * say a day less than a --full run's) */
+	int64_t age = day_number(in->now, in->cfg->timezone) -
+		      day_number(s->r->created, in->cfg->timezone);
 	const struct state_posted_fix *posted;
 	struct value *tests;
 	size_t nr_requests, i;
@@ -939,7 +953,7 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 	value_object_add_string(v, "tree", tree_of(s) ? tree_of(s) : "");
 	value_object_add_string(v, "state", state_verdict_name(s->r->verdict));
 	value_object_add_bool(v, "open", s->r->verdict == STATE_VERDICT_OPEN);
-	add_count(v, "age", age, "day", "days");
+	add_count(v, "age", age > 0 ? age : 0, "day", "days");
 	add_day(v, "created", s->r->created, in->cfg->timezone);
 	value_object_add(v, "nr_replies", value_new_integer((int64_t)s->r->replies));
 	add_day(v, "last_activity", last_activity(s), in->cfg->timezone);
@@ -1791,21 +1805,15 @@ static int render_reports(struct render_ctx *c, struct site_input *in)
  * and fields), into *p. */
 static void kept_page(const struct site_input *in, int64_t id, size_t hint, struct site_page *p)
 {
-	const struct site_manifest_entry *e;
 	struct buf b = BUF_INIT;
 
 	memset(p, 0, sizeof(*p));
 	add_report_path(&b, id);
-	e = manifest_find(&in->manifest, b.data, &hint);
-	p->path = buf_detach(&b, NULL);
-	/* cache_pages_listed() found it */
-	buf_addc(&b, '\t');
-	buf_adds(&b, e ? e->fp : "");
-	buf_addc(&b, '\t');
-	buf_adds(&b, e ? e->subsystems : "");
-	buf_addc(&b, '\t');
-	buf_adds(&b, e ? e->lists : "");
-	p->extra = buf_detach(&b, NULL);
+	/* cache_pages_listed() found it: no allocation for 10,000 pages */
+	p->kept = manifest_find(&in->manifest, b.data, &hint);
+	if (!p->kept)
+		p->path = buf_detach(&b, NULL);
+	buf_release(&b);
 }
 
 /* p is made again or gone: the list pages that show it (or showed it). */
@@ -2625,7 +2633,7 @@ static int replace_file(const char *path, const char *data, size_t len, size_t o
 
 int site_write_page(struct site_writer *w, struct site_page *pg, size_t hint, struct buf *err)
 {
-	struct site_manifest_entry *e = manifest_find(w->old, pg->path, &hint);
+	struct site_manifest_entry *e = pg->kept ? pg->kept : manifest_find(w->old, pg->path, &hint);
 	struct buf path = BUF_INIT;
 	int ret = 0, written = 0;
 
@@ -2667,11 +2675,26 @@ done:
 static void manifest_line(struct buf *b, unsigned long long size, const char *path,
 			  const char *extra)
 {
-	value_format_number(b, (double)size);
+	buf_add_int(b, (long long)size, 0);
 	buf_addc(b, ' ');
 	buf_adds(b, path);
 	if (extra)
 		buf_adds(b, extra);
+	buf_addc(b, '\n');
+}
+
+/* A report's page kept: its line as the last manifest has it. */
+static void manifest_kept_line(struct buf *b, const struct site_manifest_entry *e)
+{
+	buf_add_int(b, (long long)e->size, 0);
+	buf_addc(b, ' ');
+	buf_adds(b, e->path);
+	buf_addc(b, '\t');
+	buf_adds(b, e->fp);
+	buf_addc(b, '\t');
+	buf_adds(b, e->subsystems);
+	buf_addc(b, '\t');
+	buf_adds(b, e->lists);
 	buf_addc(b, '\n');
 }
 
@@ -2688,6 +2711,10 @@ int site_write(struct site_writer *w, struct site_pages *p, struct buf *err)
 
 		if (!pg->put && site_write_page(w, pg, i, err) < 0)
 			goto out;
+		if (pg->kept) {
+			manifest_kept_line(&manifest, pg->kept);
+			continue;
+		}
 		if (pg->put) {
 			manifest_line(&manifest, pg->len, pg->path, pg->extra);
 			continue;

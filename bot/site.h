@@ -255,6 +255,10 @@ struct site_page {
 	int put;		/* site_write_page() has put it in place */
 	char *extra;		/* a report page's manifest fields ("\tFP\t..."),
 				   or NULL */
+	struct site_manifest_entry *kept;	/* a report's page kept as the
+						   last run left it: its
+						   manifest line says all
+						   (path and extra NULL) */
 };
 
 struct site_pages {

@@ -180,6 +180,19 @@ pb -v site 2>"$tmp/site-after-cut.log"
 check "... and the next run reads the cache (no report read)" \
 	grep -q "(0 removed; 0 of 5 reports read, the others" "$tmp/site-after-cut.log"
 
+# later on the same day, nothing new: the rows the run keeps say each
+# report's age as a --full run's do (an age in calendar days, which turn
+# with the day the cache's salt has; 24-hour periods would turn at
+# another hour for each report).  Reports 1 to 4 were made at 23:46 UTC
+# on March 9th: at 19:00 UTC on the 12th, which is the 13th in the
+# configuration's +0530, as at $now, they were 2 times 24 hours old, and
+# 3 at $now; both are 3 days in calendar days.
+saved=$now
+now=1773342000	# 2026-03-12 19:00 UTC
+pb site --full 2>/dev/null
+now=$saved
+after "a run later the same day, nothing new" 0 5 ""
+
 # a damaged cache costs a run that reads every report, never a wrong page
 python3 -c "import sys; p = sys.argv[1]; b = open(p, 'rb').read(); open(p, 'wb').write(b[:len(b) // 2] + b'X' + b[len(b) // 2 + 1:])" "$cache"
 mail 11 'Ann <ann@example.org>' 'Re: the report' "$m2" 'And again.' >"$tmp/11.mbox"
