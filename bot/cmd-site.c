@@ -144,6 +144,7 @@ int cmd_site(int argc, char **argv, const struct cmd_options *opts)
 		goto fail;
 	}
 	t2 = seconds();
+	site_input_release_early(&in);
 	if (site_write(&w, &pages, &err) < 0 ||
 	    (in.cache_dirty && site_cache_write(&in, &err) < 0)) {
 		rc = EX_IOERR;

@@ -651,11 +651,13 @@ static void details_release(struct site_report *s)
 	s->body = NULL;
 }
 
-void site_input_release(struct site_input *in)
+/* The reports' own and the status they point into (in->nr stays: -v
+ * tells it). */
+static void reports_release(struct site_input *in)
 {
 	size_t i;
 
-	for (i = 0; i < in->nr; i++) {
+	for (i = 0; in->v && i < in->nr; i++) {
 		details_release(&in->v[i]);
 		state_names_release(&in->v[i].subsystems);
 		state_names_release(&in->v[i].lists);
@@ -664,14 +666,45 @@ void site_input_release(struct site_input *in)
 		free(in->v[i].followups);
 		free(in->v[i].json);
 	}
+	free(in->v);
+	in->v = NULL;
+	status_release(&in->status);
+	memset(&in->status, 0, sizeof(in->status));
+}
+
+static void *release_early(void *arg)
+{
+	struct site_input *in = arg;
+	size_t i;
+
+	reports_release(in);
+	/* a piece the cache is written from keeps its record (or, in a run
+	 * that writes no cache, nothing) */
+	for (i = 0; i < in->nr_pieces; i++)
+		if (in->pieces[i].record || !in->cacheable)
+			site_piece_release_texts(&in->pieces[i]);
+	return NULL;
+}
+
+void site_input_release_early(struct site_input *in)
+{
+	if (!in->releasing)
+		in->releasing = pthread_create(&in->releaser, NULL, release_early, in) == 0;
+}
+
+void site_input_release(struct site_input *in)
+{
+	size_t i;
+
+	if (in->releasing)
+		pthread_join(in->releaser, NULL);
+	reports_release(in);
 	for (i = 0; i < in->nr_pieces; i++)
 		site_piece_release(&in->pieces[i]);
 	free(in->pieces);
 	site_cache_release(&in->cache);
 	state_changes_release(&in->changes);
 	manifest_release(&in->manifest);
-	free(in->v);
-	status_release(&in->status);
 	buf_release(&in->salt);
 	route_free(in->route);
 	repo_free(in->repo);
@@ -1351,11 +1384,17 @@ static const char *const roots[SITE_ROOTS] = { "", "../../", "../" };
 
 void site_piece_release(struct site_piece *p)
 {
+	site_piece_release_texts(p);
+	free(p->record);
+	memset(p, 0, sizeof(*p));
+}
+
+void site_piece_release_texts(struct site_piece *p)
+{
 	size_t i;
 
 	if (p->borrowed) {
 		/* strings and arrays are the cache's (site_cache_release()) */
-		memset(p, 0, sizeof(*p));
 		return;
 	}
 	free(p->family);
@@ -1382,8 +1421,14 @@ void site_piece_release(struct site_piece *p)
 	for (i = 0; i < p->nr_json; i++)
 		free(p->json[i].text);
 	free(p->json);
-	free(p->record);
-	memset(p, 0, sizeof(*p));
+	p->family = p->tree = p->state = p->subject = NULL;
+	memset(&p->subsystems, 0, sizeof(p->subsystems));
+	memset(&p->lists, 0, sizeof(p->lists));
+	memset(p->row, 0, sizeof(p->row));
+	p->entries = NULL;
+	p->nr_entries = 0;
+	p->json = NULL;
+	p->nr_json = 0;
 }
 
 /* A urn:uuid: made of the SHA-256 of text (RFC 4122's layout, version 8:
