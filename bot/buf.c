@@ -115,10 +115,10 @@ int buf_addchars(struct buf *b, char c, size_t n)
 	return 0;
 }
 
-int buf_add_int(struct buf *b, long long v, int width)
+/* u's digits, zero-padded to width (at most 22), after sign when not 0. */
+static int add_decimal(struct buf *b, unsigned long long u, int width, char sign)
 {
 	char tmp[24];
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
 	size_t at = sizeof(tmp);
 
 	do {
@@ -127,9 +127,20 @@ int buf_add_int(struct buf *b, long long v, int width)
 	} while (u);
 	while (at > 1 && (int)(sizeof(tmp) - at) < width)
 		tmp[--at] = '0';
-	if (v < 0)
-		tmp[--at] = '-';
+	if (sign)
+		tmp[--at] = sign;
 	return buf_add(b, tmp + at, sizeof(tmp) - at);
+}
+
+int buf_add_int(struct buf *b, long long v, int width)
+{
+	return add_decimal(b, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, width,
+			   v < 0 ? '-' : 0);
+}
+
+int buf_add_uint(struct buf *b, unsigned long long u)
+{
+	return add_decimal(b, u, 0, 0);
 }
 
 int buf_vaddf(struct buf *b, const char *fmt, va_list ap)

@@ -80,6 +80,8 @@ int buf_addchars(struct buf *b, char c, size_t n);
  * costs a thousand instructions a call (a site run formats a few dozen
  * numbers for each of 10,000 reports). */
 int buf_add_int(struct buf *b, long long v, int width);
+/* Append u in decimal ("%llu"). */
+int buf_add_uint(struct buf *b, unsigned long long u);
 int buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int buf_vaddf(struct buf *b, const char *fmt, va_list ap)

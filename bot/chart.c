@@ -322,24 +322,11 @@ static void add_value(struct buf *out, double v)
 	buf_release(&t);
 }
 
-/* n in decimal, without printf. */
-static void add_count(struct buf *out, size_t n)
-{
-	char d[24];
-	size_t i = sizeof(d);
-
-	do {
-		d[--i] = (char)('0' + n % 10);
-		n /= 10;
-	} while (n);
-	buf_add(out, d + i, sizeof(d) - i);
-}
-
 /* The group of series i's marks, in its colour. */
 static void add_group(struct buf *out, size_t i)
 {
 	buf_adds(out, "<g class=\"chart-s");
-	add_count(out, i);
+	buf_add_uint(out, i);
 	buf_adds(out, "\" fill=\"");
 	buf_adds(out, colours[i]);
 	buf_adds(out, "\" stroke=\"");
@@ -408,10 +395,10 @@ static void add_numbers(struct buf *out, const struct drawn *d)
 {
 	html_text(out, d->s->label, strlen(d->s->label));
 	buf_adds(out, " n=");
-	add_count(out, d->s->nr_values);
+	buf_add_uint(out, d->s->nr_values);
 	if (d->shown < d->s->nr_values) {
 		buf_adds(out, " (");
-		add_count(out, d->shown);
+		buf_add_uint(out, d->shown);
 		buf_adds(out, " shown)");
 	}
 	buf_adds(out, " mean ");
@@ -558,11 +545,11 @@ static void draw(struct buf *out, const struct chart *c, const struct drawn *d, 
 	yscale_make(&y, d, c->nr_series);
 	buf_adds(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" "
 		 "viewBox=\"0 0 ");
-	add_count(out, CHART_WIDTH);
+	buf_add_uint(out, CHART_WIDTH);
 	buf_addc(out, ' ');
 	add_coord(out, height);
 	buf_adds(out, "\" width=\"");
-	add_count(out, CHART_WIDTH);
+	buf_add_uint(out, CHART_WIDTH);
 	buf_adds(out, "\" height=\"");
 	add_coord(out, height);
 	buf_adds(out, "\" font-family=\"sans-serif\" font-size=\"11\">");

@@ -41,7 +41,6 @@
 #include <xxhash.h>
 
 #include "dir.h"
-#include "value.h"
 #include "site.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -51,11 +50,10 @@
 
 /* ---- writing -------------------------------------------------------- */
 
-/* (ids, dates, counts: value_format_number() writes them as integers) */
 static void put_int(struct buf *b, int64_t v)
 {
 	buf_addc(b, 'I');
-	value_format_number(b, (double)v);
+	buf_add_int(b, v, 0);
 	buf_addc(b, '\n');
 }
 
@@ -66,7 +64,7 @@ static void put_strn(struct buf *b, const char *s, size_t len)
 		return;
 	}
 	buf_addc(b, 'S');
-	value_format_number(b, (double)len);
+	buf_add_uint(b, len);
 	buf_addc(b, ':');
 	buf_add(b, s, len);
 	buf_addc(b, '\0');
@@ -89,17 +87,10 @@ static void put_names(struct buf *b, const struct state_names *n)
 /* Appends record kind with the fields in body (emptied). */
 static void put_record(struct buf *b, char kind, struct buf *body)
 {
-	char sum[24], *at = sum + sizeof(sum);
-	uint64_t h = XXH3_64bits(body->data, body->len);
-
 	buf_addc(b, kind);
-	value_format_number(b, (double)body->len);
+	buf_add_uint(b, body->len);
 	buf_addc(b, ':');
-	/* 64 bits, more than a double holds exactly */
-	do
-		*--at = (char)('0' + h % 10);
-	while (h /= 10);
-	buf_add(b, at, (size_t)(sum + sizeof(sum) - at));
+	buf_add_uint(b, XXH3_64bits(body->data, body->len));
 	buf_addc(b, '\n');
 	buf_add(b, body->data, body->len);
 	buf_reset(body);
@@ -227,9 +218,9 @@ static void folder_identity(struct buf *out, const char *dir)
 	buf_adds(out, real ? real : dir);
 	if (stat(dir, &sb) == 0) {
 		buf_addc(out, ' ');
-		value_format_number(out, (double)sb.st_dev);
+		buf_add_uint(out, (unsigned long long)sb.st_dev);
 		buf_addc(out, ':');
-		value_format_number(out, (double)sb.st_ino);
+		buf_add_uint(out, (unsigned long long)sb.st_ino);
 	}
 	free(real);
 }
@@ -498,7 +489,6 @@ static int next_record(struct cursor *c, char *kind, struct cursor *body, uint64
 
 /* A C record as read: the run it ends. */
 struct commit {
-	const char *start;
 	size_t end;		/* past it, from the file's start */
 	int64_t seq;
 	size_t whole_ops;	/* the half's records before it */
@@ -557,7 +547,6 @@ static void *half_read(void *arg)
 			m = &h->commits[h->nr_commits];
 			if (get_int(&body, &m->seq) < 0 || body.p != body.end)
 				return NULL;
-			m->start = start;
 			m->end = (size_t)(c.p - h->base);
 			m->whole_ops = h->nr_ops;
 			h->nr_commits++;
@@ -619,7 +608,7 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 {
 	struct buf path = BUF_INIT, folder = BUF_INIT;
 	struct cursor c;
-	struct op *ops = NULL, *run_ops = NULL;
+	struct op *ops = NULL;
 	struct half h[2];
 	const struct commit *last = NULL;
 	pthread_t second;
@@ -689,19 +678,18 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 	}
 	if (!k->end)
 		goto out;
-	/* the last record of each report says what it has */
-	run_ops = ops;
-	/* a file written anew is in number order already */
-	for (i = 1; i < whole_ops && by_id_order(&run_ops[i - 1], &run_ops[i]) < 0; i++)
+	/* the last record of each report says what it has (a file written
+	 * anew is in number order already) */
+	for (i = 1; i < whole_ops && by_id_order(&ops[i - 1], &ops[i]) < 0; i++)
 		;
 	if (i < whole_ops)
-		xqsort(run_ops, whole_ops, sizeof(*run_ops), by_id_order);
+		xqsort(ops, whole_ops, sizeof(*ops), by_id_order);
 	k->v = xcalloc(whole_ops + 1, sizeof(*k->v));
 	k->alloc = whole_ops + 1;
 	for (i = 0; i < whole_ops; i++) {
-		const struct op *o = &run_ops[i];
+		const struct op *o = &ops[i];
 
-		if (i + 1 < whole_ops && run_ops[i + 1].id == o->id)
+		if (i + 1 < whole_ops && ops[i + 1].id == o->id)
 			continue;
 		if (!o->p)
 			continue;

@@ -143,7 +143,7 @@ static int gather_details(struct state *st, struct route *route, struct site_rep
 static void add_report_path(struct buf *b, int64_t id)
 {
 	buf_adds(b, "report/");
-	value_format_number(b, (double)id);
+	buf_add_int(b, id, 0);
 	buf_adds(b, ".html");
 }
 
@@ -1076,7 +1076,7 @@ static struct value *thread_view(const struct site_input *in, const struct site_
 		/* the indent as a class name (depth-0 .. depth-9): a number
 		 * in a style attribute would need a second escaper */
 		buf_adds(&b, "depth-");
-		buf_addc(&b, (char)('0' + (t[i].depth > 9 ? 9 : t[i].depth < 0 ? 0 : t[i].depth)));
+		buf_addc(&b, (char)('0' + (t[i].depth > 9 ? 9 : t[i].depth)));
 		value_object_add_string(o, "indent", b.data);
 		buf_release(&b);
 		if (m->date)

@@ -324,15 +324,15 @@ static const char *const followups_sql[2] = {
 	"WHERE thread_id = ?1 AND kind = 'followup' ORDER BY id",
 };
 
-static const char *const fixes_sql[] = {
+/* [activity][one] */
+static const char *const fixes_sql[2][2] = {
 	/* track's: the fixes by #perfbot fixed-by alone, which its index
 	 * needs before the walk; state_tracked_fixes() reads the rest for the
 	 * few reports a walk finds evidence for */
-	FIXES_COLUMNS "WHERE evidence = 'fixed-by' AND (?1 = 0 OR report_id = ?1)",
-	FIXES_COLUMNS "WHERE ?1 = 0 OR report_id = ?1",
-	/* one report's, by its key */
-	FIXES_COLUMNS "WHERE report_id = ?1",
-	FIXES_COLUMNS "WHERE report_id = ?1 AND evidence = 'fixed-by'",
+	{ FIXES_COLUMNS "WHERE evidence = 'fixed-by' AND (?1 = 0 OR report_id = ?1)",
+	  FIXES_COLUMNS "WHERE report_id = ?1 AND evidence = 'fixed-by'" },
+	{ FIXES_COLUMNS "WHERE ?1 = 0 OR report_id = ?1",
+	  FIXES_COLUMNS "WHERE report_id = ?1" },
 };
 
 static const char *const possible_sql[] = {
@@ -530,8 +530,7 @@ static int tracked_load(struct state *st, int64_t only, int activity, size_t fro
 	if (row < 0)
 		return -1;
 
-	if (fixes_load(st, fixes_sql[only ? (activity ? 2 : 3) : (activity ? 1 : 0)], only, from,
-		       out, err) < 0 ||
+	if (fixes_load(st, fixes_sql[activity ? 1 : 0][only != 0], only, from, out, err) < 0 ||
 	    (activity && possible_load(st, possible_sql[only != 0], only, from, out, err) < 0) ||
 	    (activity && sdb_posted_load(st, only, from, out, err) < 0))
 		return -1;
@@ -571,7 +570,7 @@ int state_tracked_fixes(struct state *st, struct state_tracked *t, struct buf *e
 	t->nr_possible = 0;
 	if (sdb_tx_begin(st, 0, err) < 0)
 		return -1;
-	ret = fixes_load(st, fixes_sql[2], t->id, 0, &one, err) < 0 ||
+	ret = fixes_load(st, fixes_sql[1][1], t->id, 0, &one, err) < 0 ||
 	      possible_load(st, possible_sql[1], t->id, 0, &one, err) < 0 ? -1 : 0;
 	return sdb_tx_end(st, ret, err);
 }

@@ -55,9 +55,10 @@ struct value {
  * gives nothing back, and value_pool_reset() takes them all back at once,
  * so none may be used after it, nor be a member of a tree that outlives
  * it.  A value made outside the pool may be put into one made in it, and
- * value_free() of the pooled one frees it as before.  A pool belongs to one thread at a time; struct value_pool
- * p = { 0 } is an empty one.  The blocks are kept by value_pool_reset()
- * for the next tree and freed by value_pool_release().
+ * value_free() of the pooled one frees it as before.  A pool belongs to
+ * one thread at a time; struct value_pool p = { 0 } is an empty one.  The
+ * blocks are kept by value_pool_reset() for the next tree and freed by
+ * value_pool_release().
  */
 struct value_pool {
 	char **blocks;		/* VALUE_POOL_BLOCK bytes each */
