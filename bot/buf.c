@@ -214,14 +214,21 @@ int err_prefix(struct buf *err, const char *fmt, ...)
 int buf_read_fd(struct buf *b, int fd, size_t limit, struct buf *err)
 {
 	size_t start = b->len;
+	struct stat st;
 
+	/* a file: room for all of it and its end, one allocation of its
+	 * size and one read (the site reads a small samples file per
+	 * report; 64 KB for each, then freed, made it fault pages in) */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (!limit || (uint64_t)st.st_size <= limit) && (uint64_t)st.st_size < (1ull << 40))
+		buf_grow(b, (size_t)st.st_size + 1);
 	for (;;) {
 		ssize_t n;
 
 		/* grown only when full (a limited buffer: each time, so that
 		 * the limit is checked): a file read into a buffer sized for
-		 * it, as buf_read_file() does, is not copied into a bigger one
-		 * just to see its end */
+		 * it above is not copied into a bigger one just to see its
+		 * end */
 		if ((b->limit || b->cap - b->len <= 1) && buf_grow(b, 65536) < 0)
 			return err_set(err, "input is larger than the buffer allows");
 		n = read(fd, b->data + b->len, b->cap - b->len - 1);
@@ -246,16 +253,10 @@ int buf_read_fd(struct buf *b, int fd, size_t limit, struct buf *err)
 int buf_read_file(struct buf *b, const char *path, size_t limit, struct buf *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
 	int r;
 
 	if (fd < 0)
 		return err_set(err, "%s: cannot open: %s", path, strerror(errno));
-	/* room for the whole file and its end: one read, one allocation of
-	 * its size (the site reads a small samples file per report) */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (!limit || (uint64_t)st.st_size <= limit) && (uint64_t)st.st_size < (1ull << 40))
-		buf_grow(b, (size_t)st.st_size + 1);
 	r = buf_read_fd(b, fd, limit, err);
 	close(fd);
 	if (r < 0)

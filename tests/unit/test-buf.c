@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdarg.h>
@@ -107,7 +108,8 @@ static void json_path_index_digits(void **state)
 }
 
 /* A file read whole whatever its size (one read into a buffer of its
- * size, or several), and a limit still refused. */
+ * size, or several), by path or from its descriptor, and a limit still
+ * refused. */
 static void buf_read_file_sizes(void **state)
 {
 	char path[] = "/tmp/test-buf-XXXXXX";
@@ -130,6 +132,21 @@ static void buf_read_file_sizes(void **state)
 		assert_memory_equal(got.data + 5, want.data ? want.data : "", want.len);
 		assert_int_equal(got.data[got.len], '\0');
 		buf_reset(&got);
+		/* read from an open file, into a buffer of its size: not
+		 * 64 KB for each small file (the site reads 10,000) */
+		{
+			struct buf fdgot = BUF_INIT;
+			int rfd = open(path, O_RDONLY);
+
+			assert_true(rfd >= 0);
+			assert_int_equal(buf_read_fd(&fdgot, rfd, 1u << 20, &err), 0);
+			close(rfd);
+			assert_int_equal(fdgot.len, want.len);
+			assert_memory_equal(fdgot.data, want.data ? want.data : "", want.len);
+			if (sizes[i])
+				assert_true(fdgot.cap <= (want.len + 2 > 64 ? want.len + 2 : 64));
+			buf_release(&fdgot);
+		}
 		if (sizes[i] > 1) {
 			assert_int_equal(buf_read_file(&got, path, sizes[i] - 1, &err), -1);
 			assert_int_equal(got.len, 0);
