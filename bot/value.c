@@ -3,6 +3,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "value.h"
 #include "xalloc.h"
@@ -421,6 +424,37 @@ void value_format(struct buf *out, const struct value *v)
 	}
 }
 
+/* How many of the n bytes at p need no escape in a JSON string (all but
+ * '"', '\\', the controls and DEL), from the first. */
+static size_t json_plain_run(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	/* 16 at a time: a site run writes 10,000 reports' JSON, mostly such
+	 * runs, and a byte at a time was a fiftieth of its making */
+	const __m128i ctl = _mm_set1_epi8(0x1F), del = _mm_set1_epi8(0x7F);
+	const __m128i quot = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		/* unsigned v <= 0x1F: the controls (UTF-8's bytes are plain) */
+		__m128i esc = _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v);
+		int mask;
+
+		esc = _mm_or_si128(esc, _mm_cmpeq_epi8(v, del));
+		esc = _mm_or_si128(esc, _mm_cmpeq_epi8(v, quot));
+		esc = _mm_or_si128(esc, _mm_cmpeq_epi8(v, bslash));
+		mask = _mm_movemask_epi8(esc);
+		if (mask)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+	}
+#endif
+	while (i < n && p[i] >= 0x20 && p[i] != 0x7f && p[i] != '"' && p[i] != '\\')
+		i++;
+	return i;
+}
+
 void value_write_json_string(struct buf *out, const char *s, size_t len)
 {
 	size_t i, run = 0;
@@ -430,6 +464,15 @@ void value_write_json_string(struct buf *out, const char *s, size_t len)
 		unsigned char c = (unsigned char)s[i];
 		const char *esc;
 
+		/* what needs no escape goes out in one append: a report's
+		 * JSON is mostly such runs */
+		if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\') {
+			size_t n = 1 + json_plain_run((const unsigned char *)s + i + 1, len - i - 1);
+
+			run += n;
+			i += n - 1;
+			continue;
+		}
 		switch (c) {
 		case '"':
 			esc = "\\\"";
@@ -447,14 +490,8 @@ void value_write_json_string(struct buf *out, const char *s, size_t len)
 			esc = "\\t";
 			break;
 		default:
-			if (c >= 0x20 && c != 0x7f) {
-				run++;
-				continue;
-			}
 			esc = NULL;
 		}
-		/* what needs no escape goes out in one append: a report's
-		 * JSON is mostly such runs */
 		buf_add(out, s + i - run, run);
 		run = 0;
 		if (esc)

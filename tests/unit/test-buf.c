@@ -94,6 +94,43 @@ static void json_strings_escape_controls(void **state)
 	buf_release(&b);
 }
 
+/* Each byte at each place of a long plain string (the writer looks at
+ * plain runs 16 bytes at a time): the same as that byte alone, between
+ * the two plain halves. */
+static void json_strings_every_byte_anywhere(void **state)
+{
+	unsigned c;
+	size_t at;
+
+	(void)state;
+	for (c = 0; c < 256; c++) {
+		struct buf one = BUF_INIT;
+		char b = (char)c;
+
+		value_write_json_string(&one, &b, 1);
+		for (at = 0; at < 40; at++) {
+			char in[40];
+			struct buf got = BUF_INIT, want = BUF_INIT;
+			size_t k;
+
+			for (k = 0; k < sizeof(in); k++)
+				in[k] = (char)('a' + k % 26);
+			in[at] = b;
+			value_write_json_string(&got, in, sizeof(in));
+			buf_addc(&want, '"');
+			buf_add(&want, in, at);
+			buf_add(&want, one.data + 1, one.len - 2);
+			buf_add(&want, in + at + 1, sizeof(in) - at - 1);
+			buf_addc(&want, '"');
+			assert_int_equal(got.len, want.len);
+			assert_memory_equal(got.data, want.data, got.len);
+			buf_release(&got);
+			buf_release(&want);
+		}
+		buf_release(&one);
+	}
+}
+
 static void json_path_index_digits(void **state)
 {
 	struct buf b = BUF_INIT;
@@ -235,6 +272,7 @@ int main(void)
 		cmocka_unit_test(err_set_replaces_and_prefix_wraps),
 		cmocka_unit_test(value_numbers_print_shortest),
 		cmocka_unit_test(json_strings_escape_controls),
+		cmocka_unit_test(json_strings_every_byte_anywhere),
 		cmocka_unit_test(json_path_index_digits),
 		cmocka_unit_test(buf_read_file_sizes),
 		cmocka_unit_test(json_round_trip_keeps_order),
