@@ -236,10 +236,9 @@ static size_t yscale_ticks(const struct yscale *y, double *t)
 #define COORD_MAX 16
 static char *coord_put(char *p, double v)
 {
-	char d[COORD_MAX];
-	size_t i = sizeof(d);
-	long long t;
+	long long t, u;
 	double x, f;
+	size_t n = 1;
 
 	if (!(v > -1e6))
 		v = -1e6;
@@ -256,17 +255,23 @@ static char *coord_put(char *p, double v)
 		*p++ = '-';
 		t = -t;
 	}
+	/* written in place from its end, its length counted first (a
+	 * chart's hundreds of numbers each cost a call of memcpy() before) */
+	for (u = t / 10; u >= 10; u /= 10)
+		n++;
+	if (t % 10)
+		n += 2;
+	p += n;
 	if (t % 10) {
-		d[--i] = (char)('0' + t % 10);
-		d[--i] = '.';
+		*--p = (char)('0' + t % 10);
+		*--p = '.';
 	}
 	t /= 10;
 	do {
-		d[--i] = (char)('0' + t % 10);
+		*--p = (char)('0' + t % 10);
 		t /= 10;
 	} while (t);
-	memcpy(p, d + i, sizeof(d) - i);
-	return p + (sizeof(d) - i);
+	return p + n;
 }
 
 /* Appends a string literal at p and returns its end. */
