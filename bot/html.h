@@ -46,13 +46,18 @@
  * the WHATWG URL standard, read "%2e%2e" as ".." too), so a caller putting
  * untrusted text in a path rejects those two or puts them after a prefix.
  *
- * out must carry no size cap (out->limit 0): appends then cannot fail,
- * which is why these return nothing.
+ * out must carry no size cap (out->limit 0), or room under it for
+ * HTML_ESCAPE_MAX bytes a byte of input: appends then cannot fail, which
+ * is why these return nothing.
  */
 
 #include <stddef.h>
 
 #include "buf.h"
+
+/* The most bytes html_text() or html_attr() write for one byte of input:
+ * a control byte is "&lt;U+0001&gt;" (html_url_component(): 3). */
+#define HTML_ESCAPE_MAX 14
 
 /* Element text (HTML) and character data (XML). */
 void html_text(struct buf *out, const char *s, size_t len);

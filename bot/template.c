@@ -1104,8 +1104,13 @@ static int emit_escaped(struct render *r, const struct template *t, const struct
 	size_t i, start = 0;
 
 	if (r->html) {
-		/* into a buffer of its own, so that the output's cap is
-		 * checked once, by emit() (html_text() cannot fail) */
+		/* straight into the output when the most it can grow by fits
+		 * under its cap; else into a buffer of its own, so that the
+		 * cap is checked once, by emit() (html_text() cannot fail) */
+		if (len <= (r->out->limit - r->out->len) / HTML_ESCAPE_MAX) {
+			html_text(r->out, s, len);
+			return 0;
+		}
 		buf_reset(&r->escaped);
 		html_text(&r->escaped, s, len);
 		return emit(r, t, n, r->escaped.data, r->escaped.len);

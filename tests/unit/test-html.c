@@ -303,6 +303,49 @@ static void every_byte_anywhere_in_plain_text(void **state)
 	}
 }
 
+/* HTML_ESCAPE_MAX bounds what one byte becomes, whatever it is part of
+ * (template.c escapes straight into a capped buffer on its word). */
+static void escape_growth_is_bounded(void **state)
+{
+	uint32_t cp;
+	unsigned c;
+
+	(void)state;
+	for (c = 0; c < 256; c++) {
+		struct buf t = BUF_INIT, a = BUF_INIT;
+		char b = (char)c;
+
+		html_text(&t, &b, 1);
+		html_attr(&a, &b, 1);
+		assert_true(t.len <= HTML_ESCAPE_MAX && a.len <= HTML_ESCAPE_MAX);
+		buf_release(&t);
+		buf_release(&a);
+	}
+	for (cp = 0x80; cp <= 0x10FFFF; cp++) {
+		unsigned char u[4];
+		size_t n;
+		struct buf t = BUF_INIT;
+
+		if (cp < 0x800) {
+			u[0] = (unsigned char)(0xC0 | cp >> 6), n = 2;
+		} else if (cp < 0x10000) {
+			u[0] = (unsigned char)(0xE0 | cp >> 12), n = 3;
+			u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+		} else {
+			u[0] = (unsigned char)(0xF0 | cp >> 18), n = 4;
+			u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+			u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+		}
+		if (n == 2)
+			u[1] = (unsigned char)(0x80 | (cp & 0x3F));
+		else
+			u[n - 1] = (unsigned char)(0x80 | (cp & 0x3F));
+		html_text(&t, (const char *)u, n);
+		assert_true(t.len <= HTML_ESCAPE_MAX * n);
+		buf_release(&t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +359,7 @@ int main(void)
 		cmocka_unit_test(url_components),
 		cmocka_unit_test(every_byte_is_safe),
 		cmocka_unit_test(every_byte_anywhere_in_plain_text),
+		cmocka_unit_test(escape_growth_is_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -399,6 +399,37 @@ static void size_output_and_time_are_limited(void **state)
 	assert_int_equal(out.limit, 30);
 	template_free(t);
 
+	/* The same in a set that escapes: each "<" is "&lt;", written
+	 * straight into out while it surely fits, and the cap still holds
+	 * when it does not (at every cap around the output's length). */
+	{
+		struct template_set *set = template_set_new(NULL);
+		struct value *lt = data_of("{\"x\":\"a<b<c<d<e<f<\"}");
+		const struct template *st;
+		static const char want[] = "abca&lt;b&lt;c&lt;d&lt;e&lt;f&lt;|a&lt;b&lt;c&lt;d&lt;e&lt;f&lt;";
+		size_t cap;
+
+		template_set_mode(set, "", TEMPLATE_ESCAPE_HTML);
+		assert_int_equal(template_set_add(set, "h", "{{x}}|{{x}}", 11, &err), 0);
+		assert_int_equal(template_set_get(set, "h", &st, &err), 0);
+		for (cap = 3; cap < sizeof(want) + 300; cap++) {
+			buf_reset(&out);
+			buf_adds(&out, "abc");
+			out.limit = cap;
+			if (cap < sizeof(want) - 1) {
+				assert_int_equal(template_render(set, st, lt, NULL, &out, &err), -1);
+				assert_string_equal(out.data, "abc");
+			} else {
+				assert_int_equal(template_render(set, st, lt, NULL, &out, &err), 0);
+				assert_string_equal(out.data, want);
+			}
+			assert_int_equal(out.limit, cap);
+		}
+		out.limit = 0;
+		value_free(lt);
+		template_set_free(set);
+	}
+
 	/* Sections over lists that print nothing still end. */
 	buf_reset(&tpl);
 	for (i = 0; i < 9; i++)
