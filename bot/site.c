@@ -571,15 +571,15 @@ int site_gather(const struct config *cfg, int64_t now, const char *dir, int full
 		ret = status_gather_snapshot(cfg, now, in->st, in->seq, &in->status, err);
 	if (ret < 0)
 		return -1;
+	/* room for every report at once, not a realloc() a report */
+	in->v = xcalloc(in->status.reports.nr + 1, sizeof(*in->v));
 	for (i = 0; i < in->status.reports.nr; i++) {
 		const struct state_report *r = &in->status.reports.v[i];
 		struct site_report *s;
 
 		if (r->kind != STATE_KIND_REPORT || !r->sent || r->mark == STATE_MARK_DROPPED)
 			continue;
-		in->v = xrealloc(in->v, (in->nr + 1) * sizeof(*in->v));
 		s = &in->v[in->nr++];
-		memset(s, 0, sizeof(*s));
 		s->r = r;
 		s->t = status_tracked_of(&in->status, r->id);
 	}
