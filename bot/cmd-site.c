@@ -4,19 +4,16 @@
  * pages whose bytes changed, under the site's own lock (DIR/.lock): a
  * second run waits STATE_LOCK_WAIT_MS, then exits 75.
  */
-#include <malloc.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 #include <time.h>
-#include <unistd.h>
-#include <sys/mman.h>
 
 #include "cmd.h"
 #include "config.h"
 #include "dir.h"
+#include "heap.h"
 #include "lock.h"
 #include "site.h"
 #include "template.h"
@@ -40,33 +37,6 @@ static struct template_set *site_templates(const struct config *cfg)
 	template_set_add_dir(set, b.data);
 	buf_release(&b);
 	return set;
-}
-
-/*
- * A site run builds megabytes of pages (index.html and reports.json of
- * 10,000 reports: 12 MB) once and writes them: in fresh 4 KiB pages, that
- * is 8,000 page faults, a third of a run after one reply.  So: buffers up
- * to 32 MiB come from the heap (reused within the run, not mapped anew
- * each), and the heap is grown once by SITE_HEAP and marked for the
- * kernel's transparent huge pages (what glibc.malloc.hugetlb=1 does; a
- * kernel that has them only "on madvise" then gives 2 MiB a fault).  A
- * failure of either only costs the speed.
- */
-#define SITE_HEAP (64u << 20)
-
-static void heap_for_big_pages(void)
-{
-	uintptr_t start, end, huge = 2u << 20;
-	void *p;
-
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TOP_PAD, (int)SITE_HEAP);
-	p = malloc(16u << 20);	/* from the heap, which grows by SITE_HEAP more */
-	start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	end = (uintptr_t)sbrk(0) & ~(huge - 1);
-	if (p && end > start)
-		madvise((void *)start, end - start, MADV_HUGEPAGE);
-	free(p);
 }
 
 /* Seconds on the monotonic clock, for -v's account of where a run went. */

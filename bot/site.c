@@ -19,6 +19,7 @@
 #include "dir.h"
 #include "fixes.h"
 #include "hash.h"
+#include "heap.h"
 #include "html.h"
 #include "json.h"
 #include "maintainers.h"
@@ -1745,6 +1746,7 @@ static void *reports_work(void *arg)
 	struct value_pool pool = { 0 };
 
 	c.err = &err;
+	heap_for_big_pages_thread();
 	value_pool_use(&pool);
 	for (;;) {
 		size_t i;
