@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "delivery.h"
+#include "heap.h"
 #include "spool.h"
 #include "status.h"
 #include "xalloc.h"
@@ -97,6 +98,8 @@ static void *side_list_run(void *arg)
 	struct state_changes c = { 0 };
 	struct state *st;
 
+	/* every report's row, kept for the run: 10,000 of them */
+	heap_for_big_pages_thread();
 	if (state_open(x->cfg->state, &st, &x->err) < 0)
 		return NULL;
 	if (state_begin_read(st, &x->err) == 0 &&
