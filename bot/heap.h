@@ -12,7 +12,7 @@
 
 /* For the process, once, before its big allocations: buffers up to 32 MiB
  * come from the heap (reused within the run, not mapped anew each), and
- * the heap is grown once by HEAP_BIG_PAD and marked for huge pages (what
+ * the heap is grown once by 64 MiB more and marked for huge pages (what
  * glibc.malloc.hugetlb=1 does for it). */
 void heap_for_big_pages(void);
 
