@@ -195,6 +195,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct buf err = BUF_INIT;
 
 	if (json_parse((const char *)data, size, "fuzz", &v, &err) == 0) {
+		struct buf once = BUF_INIT, twice = BUF_INIT;
+		struct value *again = NULL;
+
+		/* what the writer makes reads back as the same tree: written
+		 * again, the same bytes */
+		value_write_json(&once, v, 0);
+		check(json_parse(once.data, once.len, "again", &again, NULL) == 0);
+		value_write_json(&twice, again, 0);
+		check(once.len == twice.len && !memcmp(once.data, twice.data, once.len));
+		value_free(again);
+		buf_release(&once);
+		buf_release(&twice);
 		if (report_from_value(v, "fuzz", &r, &err) == 0) {
 			check(r != NULL);
 			check_report(r);
