@@ -49,6 +49,27 @@ static int thp_present(void)
 	return 1;
 }
 
+/* malloc() is glibc's, whose heaps and arenas heap.c speaks of: not under
+ * AddressSanitizer (make SANITIZE=address), which brings its own. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GLIBC_MALLOC 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GLIBC_MALLOC 0
+#endif
+#endif
+#ifndef GLIBC_MALLOC
+#define GLIBC_MALLOC 1
+#endif
+
+#define SKIP_UNLESS_SEEN()						\
+	do {								\
+		if (!GLIBC_MALLOC)					\
+			skip();	/* AddressSanitizer's malloc, not glibc's */ \
+		if (!thp_present())					\
+			skip();	/* no transparent huge pages in this kernel */ \
+	} while (0)
+
 static void *thread_allocates(void *arg)
 {
 	void **out = arg;
@@ -66,8 +87,7 @@ static void heaps_are_marked(void **state)
 	pthread_t th;
 
 	(void)state;
-	if (!thp_present())
-		skip();		/* no transparent huge pages in this kernel */
+	SKIP_UNLESS_SEEN();
 	heap_for_big_pages();
 	/* the heap is marked from its first 2 MiB boundary on: the middle of
 	 * 8 MiB from it is past that */
@@ -99,8 +119,7 @@ static void unasked_arena_is_not_marked(void **state)
 	pthread_t th;
 
 	(void)state;
-	if (!thp_present())
-		skip();		/* no transparent huge pages in this kernel */
+	SKIP_UNLESS_SEEN();
 	assert_int_equal(pthread_create(&th, NULL, thread_plain, &q), 0);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_non_null(q);
