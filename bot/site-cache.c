@@ -41,6 +41,7 @@
 #include <xxhash.h>
 
 #include "dir.h"
+#include "heap.h"
 #include "site.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -522,6 +523,8 @@ static void *half_read(void *arg)
 {
 	struct half *h = arg;
 	struct cursor c = h->records;
+
+	heap_for_big_pages_thread();
 
 	/* room for as many records as a kilobyte each makes: a piece is
 	 * about two, so the arrays are not moved as they grow */

@@ -492,6 +492,8 @@ static void *cache_read_work(void *arg)
 {
 	struct cache_reader *r = arg;
 
+	/* the cache's pieces: 10,000 of them */
+	heap_for_big_pages_thread();
 	r->ok = site_cache_read(r->in->cfg->state, r->in->dir, r->k);
 	return NULL;
 }
@@ -2493,6 +2495,8 @@ static void *lists_work(void *arg)
 	struct lists_job *job = arg;
 	struct value_pool pool = { 0 };
 
+	/* the lists are megabytes (index.html, reports.json) */
+	heap_for_big_pages_thread();
 	value_pool_use(&pool);
 	for (;;) {
 		struct render_ctx c = *job->c;
