@@ -111,7 +111,7 @@ static void put_piece_fields(struct buf *b, const struct site_piece *p)
 	put_names(b, &p->subsystems);
 	put_names(b, &p->lists);
 	for (i = 0; i < SITE_ROOTS; i++)
-		put_str(b, p->row[i]);
+		put_strn(b, p->row[i], p->row_len[i]);
 	put_int(b, (int64_t)p->nr_entries);
 	for (i = 0; i < p->nr_entries; i++) {
 		const struct site_entry *e = &p->entries[i];
@@ -382,7 +382,7 @@ static int get_piece(struct site_cache *k, struct cursor *c, struct site_piece *
 		return -1;
 	p->open = v != 0;
 	for (i = 0; i < SITE_ROOTS; i++)
-		if (get_str(c, &p->row[i], NULL) < 0)
+		if (get_str(c, &p->row[i], &p->row_len[i]) < 0)
 			return -1;
 	if (get_count(c, &nr) < 0)
 		return -1;

@@ -1639,7 +1639,7 @@ static int piece_make(struct render_ctx *c, const struct site_report *s, struct 
 		    template_render(c->set, t, v, NULL, &b, c->err) < 0)
 			ret = err_prefix(c->err, "report %lld's row: ", (long long)p->id);
 		else
-			p->row[k] = buf_detach(&b, NULL);
+			p->row[k] = buf_detach(&b, &p->row_len[k]);
 		value_free(v);
 	}
 	if (!ret)
@@ -1955,7 +1955,7 @@ static size_t *sorted_pieces(const struct site_input *in)
 static void push_row(struct value *list, const struct site_piece *p, size_t k)
 {
 	/* the row's bytes are the piece's, which outlive the list */
-	value_array_push(list, p->row[k] ? value_new_string_ref(p->row[k], strlen(p->row[k]))
+	value_array_push(list, p->row[k] ? value_new_string_ref(p->row[k], p->row_len[k])
 					 : value_new_string(""));
 }
 
@@ -1967,8 +1967,11 @@ static void add_lists(struct value *v, const struct site_input *in, const size_t
 {
 	struct value *groups = value_object_add(v, "groups", value_new_array());
 	struct value *closed = value_new_array(), *open = value_new_array();
+	/* each group's tree and rows, beside its view: looked up a row */
+	const char **trees = NULL;
+	struct value **rows = NULL;
 	struct buf b = BUF_INIT;
-	size_t i, j, nr_open = 0;
+	size_t i, j, nr_open = 0, alloc = 0;
 
 	for (i = 0; i < in->nr_pieces; i++) {
 		const struct site_piece *p = &in->pieces[idx[i]];
@@ -1987,7 +1990,7 @@ static void add_lists(struct value *v, const struct site_input *in, const size_t
 		/* regzbot's grouping: a section per tree, in order of its
 		 * newest activity */
 		for (j = 0; j < groups->nr; j++)
-			if (!strcmp(value_object_get(groups->items[j], "tree")->str, p->family))
+			if (!strcmp(trees[j], p->family))
 				break;
 		if (j == groups->nr) {
 			struct value *g = value_array_push(groups, value_new_object());
@@ -1998,10 +2001,15 @@ static void add_lists(struct value *v, const struct site_input *in, const size_t
 			site_file_name(&b, p->family);
 			buf_adds(&b, "/index.html");
 			value_object_add_string(g, "page", b.data);
-			value_object_add(g, "rows", value_new_array());
+			ALLOC_GROW(trees, j + 1, alloc);
+			rows = xrealloc(rows, alloc * sizeof(*rows));
+			trees[j] = p->family;
+			rows[j] = value_object_add(g, "rows", value_new_array());
 		}
-		push_row((struct value *)value_object_get(groups->items[j], "rows"), p, k);
+		push_row(rows[j], p, k);
 	}
+	free(trees);
+	free(rows);
 	if (!group && open->nr) {
 		struct value *g = value_array_push(groups, value_new_object());
 

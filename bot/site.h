@@ -129,6 +129,7 @@ struct site_piece {
 					   and row-closed-group.html below;
 					   the last NULL when it has neither
 					   subsystem nor list */
+	size_t row_len[SITE_ROOTS];	/* their lengths */
 	struct site_entry *entries;
 	size_t nr_entries;
 	struct site_json *json;		/* its own line, then its follow-ups' */
