@@ -85,14 +85,29 @@ static void civil_from_days(int64_t z, struct date_civil *c)
 	c->year = yoe + era * 400 + (c->month <= 2);
 }
 
+/* The day at epoch in the zone (days since 1970-01-01) and the seconds
+ * into it: split first, so that adding the zone cannot overflow. */
+static int64_t day_and_seconds(int64_t epoch, int zone_minutes, int64_t *secs)
+{
+	int64_t days = floor_div(epoch, 86400);
+
+	*secs = floor_mod(epoch, 86400) + (int64_t)zone_minutes * 60;
+	days += floor_div(*secs, 86400);
+	*secs = floor_mod(*secs, 86400);
+	return days;
+}
+
+int64_t date_day_number(int64_t epoch, int zone_minutes)
+{
+	int64_t secs;
+
+	return day_and_seconds(epoch, zone_minutes, &secs);
+}
+
 void date_to_civil(int64_t epoch, int zone_minutes, struct date_civil *out)
 {
-	/* Split first, so that adding the zone cannot overflow. */
-	int64_t days = floor_div(epoch, 86400);
-	int64_t secs = floor_mod(epoch, 86400) + (int64_t)zone_minutes * 60;
+	int64_t secs, days = day_and_seconds(epoch, zone_minutes, &secs);
 
-	days += floor_div(secs, 86400);
-	secs = floor_mod(secs, 86400);
 	civil_from_days(days, out);
 	out->hour = (int)(secs / 3600);
 	out->minute = (int)(secs / 60 % 60);

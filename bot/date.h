@@ -43,6 +43,9 @@ int date_days_in_month(int64_t year, int month);
 
 /* The civil time at epoch in the zone, weekday included.  Any input. */
 void date_to_civil(int64_t epoch, int zone_minutes, struct date_civil *out);
+/* The calendar day at epoch in the zone, counted from 1970-01-01 (day 0;
+ * days before it negative).  Any input. */
+int64_t date_day_number(int64_t epoch, int zone_minutes);
 /*
  * The epoch of civil time c read in the zone; c->weekday is ignored.
  * Fields must be in their ranges (second 60 counts as the next minute's

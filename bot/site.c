@@ -255,15 +255,6 @@ static void salt_folder(struct buf *h, const char *dir)
 	free(names);
 }
 
-/* The day t is in, counted from 1970-01-01, in the configured zone (the
- * salt's day). */
-static int64_t day_number(int64_t t, int zone)
-{
-	int64_t at = t + (int64_t)zone * 60;
-
-	return at >= 0 ? at / 86400 : -((-at + 86399) / 86400);
-}
-
 /* What every page depends on besides its report: perfbot, the
  * configuration, the templates, the day (a row's age). */
 static void site_salt(const struct config *cfg, int64_t now, struct buf *out)
@@ -272,7 +263,7 @@ static void site_salt(const struct config *cfg, int64_t now, struct buf *out)
 	size_t i;
 
 	buf_addf(&b, "perfbot %s\n%lld\n", PERFBOT_VERSION,
-		 (long long)day_number(now, cfg->timezone));
+		 (long long)date_day_number(now, cfg->timezone));
 	if (cfg->path)
 		buf_read_file(&b, cfg->path, 16u << 20, NULL);
 	for (i = 0; i < cfg->templates.nr; i++) {
@@ -975,8 +966,8 @@ static struct value *row_view(const struct site_input *in, const struct site_rep
 	 * kept from the cache only on the day it was made (24-hour periods
 	 * would turn at another hour for each report, and a kept row would
 	 * say a day less than a --full run's) */
-	int64_t age = day_number(in->now, in->cfg->timezone) -
-		      day_number(s->r->created, in->cfg->timezone);
+	int64_t age = date_day_number(in->now, in->cfg->timezone) -
+		      date_day_number(s->r->created, in->cfg->timezone);
 	const struct state_posted_fix *posted;
 	struct value *tests;
 	size_t nr_requests, i;
@@ -1968,8 +1959,7 @@ static void add_lists(struct value *v, const struct site_input *in, const size_t
 	struct value *groups = value_object_add(v, "groups", value_new_array());
 	struct value *closed = value_new_array(), *open = value_new_array();
 	/* each group's tree and rows, beside its view: looked up a row */
-	const char **trees = NULL;
-	struct value **rows = NULL;
+	struct group { const char *tree; struct value *rows; } *seen = NULL;
 	struct buf b = BUF_INIT;
 	size_t i, j, nr_open = 0, alloc = 0;
 
@@ -1990,26 +1980,24 @@ static void add_lists(struct value *v, const struct site_input *in, const size_t
 		/* regzbot's grouping: a section per tree, in order of its
 		 * newest activity */
 		for (j = 0; j < groups->nr; j++)
-			if (!strcmp(trees[j], p->family))
+			if (!strcmp(seen[j].tree, p->family))
 				break;
 		if (j == groups->nr) {
-			struct value *g = value_array_push(groups, value_new_object());
+			struct value *view = value_array_push(groups, value_new_object());
 
-			value_object_add_string(g, "tree", p->family);
+			value_object_add_string(view, "tree", p->family);
 			buf_reset(&b);
 			buf_addf(&b, "%stree/", roots[k]);
 			site_file_name(&b, p->family);
 			buf_adds(&b, "/index.html");
-			value_object_add_string(g, "page", b.data);
-			ALLOC_GROW(trees, j + 1, alloc);
-			rows = xrealloc(rows, alloc * sizeof(*rows));
-			trees[j] = p->family;
-			rows[j] = value_object_add(g, "rows", value_new_array());
+			value_object_add_string(view, "page", b.data);
+			ALLOC_GROW(seen, j + 1, alloc);
+			seen[j].tree = p->family;
+			seen[j].rows = value_object_add(view, "rows", value_new_array());
 		}
-		push_row(rows[j], p, k);
+		push_row(seen[j].rows, p, k);
 	}
-	free(trees);
-	free(rows);
+	free(seen);
 	if (!group && open->nr) {
 		struct value *g = value_array_push(groups, value_new_object());
 
@@ -2730,13 +2718,19 @@ done:
 	return ret;
 }
 
-/* "SIZE PATH[EXTRA]\n" (no printf: a line a page). */
-static void manifest_line(struct buf *b, unsigned long long size, const char *path,
-			  const char *extra)
+/* "SIZE PATH", each line's start (no printf: a line a page). */
+static void manifest_head(struct buf *b, unsigned long long size, const char *path)
 {
 	buf_add_int(b, (long long)size, 0);
 	buf_addc(b, ' ');
 	buf_adds(b, path);
+}
+
+/* "SIZE PATH[EXTRA]\n". */
+static void manifest_line(struct buf *b, unsigned long long size, const char *path,
+			  const char *extra)
+{
+	manifest_head(b, size, path);
 	if (extra)
 		buf_adds(b, extra);
 	buf_addc(b, '\n');
@@ -2745,9 +2739,7 @@ static void manifest_line(struct buf *b, unsigned long long size, const char *pa
 /* A report's page kept: its line as the last manifest has it. */
 static void manifest_kept_line(struct buf *b, const struct site_manifest_entry *e)
 {
-	buf_add_int(b, (long long)e->size, 0);
-	buf_addc(b, ' ');
-	buf_adds(b, e->path);
+	manifest_head(b, e->size, e->path);
 	buf_addc(b, '\t');
 	buf_adds(b, e->fp);
 	buf_addc(b, '\t');

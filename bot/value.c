@@ -462,13 +462,12 @@ void value_write_json_string(struct buf *out, const char *s, size_t len)
 	buf_addc(out, '"');
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
-		const char *esc;
-
 		/* what needs no escape goes out in one append: a report's
 		 * JSON is mostly such runs */
-		if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\') {
-			size_t n = 1 + json_plain_run((const unsigned char *)s + i + 1, len - i - 1);
+		size_t n = json_plain_run((const unsigned char *)s + i, len - i);
+		const char *esc;
 
+		if (n) {
 			run += n;
 			i += n - 1;
 			continue;

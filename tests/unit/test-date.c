@@ -456,12 +456,35 @@ static void iso8601_times_parse(void **state)
 	}
 }
 
+/* A day's number is the day date_to_civil() says, at its midnight: on
+ * both sides of 1970 and of each midnight, in zones east and west. */
+static void day_numbers_are_civil_days(void **state)
+{
+	static const int zones[] = { 0, 60, -300, 330, 840, -720 };
+	static const int64_t epochs[] = { 0, -1, 1, 86399, 86400, -86400, -86401,
+					  1773342000, 1773359999, -2208988800LL, 4102444800LL };
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(epochs) / sizeof(epochs[0]); i++)
+		for (j = 0; j < sizeof(zones) / sizeof(zones[0]); j++) {
+			struct date_civil c;
+			int64_t d = date_day_number(epochs[i], zones[j]);
+
+			date_to_civil(epochs[i], zones[j], &c);
+			c.hour = c.minute = c.second = 0;
+			assert_int_equal(date_from_civil(&c, 0), d * 86400);
+			assert_int_equal(date_day_number(epochs[i] + 86400, zones[j]), d + 1);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(local_times_parse_and_format),
 		cmocka_unit_test(iso8601_times_parse),
 		cmocka_unit_test(zones_parse),
+		cmocka_unit_test(day_numbers_are_civil_days),
 		cmocka_unit_test(local_dates_refused),
 		cmocka_unit_test(every_day_matches_a_naive_calendar),
 		cmocka_unit_test(extreme_epochs_do_not_crash),
