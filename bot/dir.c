@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "dir.h"
@@ -85,6 +86,44 @@ int dir_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* Parts a writev() call takes at most (IOV_MAX on Linux). */
+#define DIR_IOV_MAX 1024
+
+int dir_writev_all(int fd, const struct iovec *iov, size_t nr)
+{
+	struct iovec win[DIR_IOV_MAX];
+	size_t first, n, i;
+
+	for (first = 0; first < nr; first += n) {
+		n = nr - first < DIR_IOV_MAX ? nr - first : DIR_IOV_MAX;
+		memcpy(win, iov + first, n * sizeof(*win));
+		for (i = 0; i < n;) {
+			ssize_t w;
+
+			if (!win[i].iov_len) {
+				i++;
+				continue;
+			}
+			w = writev(fd, win + i, (int)(n - i));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				if (w == 0)
+					errno = EIO;
+				return -1;
+			}
+			/* past the parts written whole, into the one cut */
+			while (i < n && (size_t)w >= win[i].iov_len)
+				w -= (ssize_t)win[i++].iov_len;
+			if (i < n) {
+				win[i].iov_base = (char *)win[i].iov_base + w;
+				win[i].iov_len -= (size_t)w;
+			}
+		}
+	}
+	return 0;
+}
+
 int dir_write_file(const char *path, const char *data, size_t len, struct buf *err)
 {
 	return dir_write_file_mode(path, data, len, 0600, 1, err);
@@ -92,6 +131,14 @@ int dir_write_file(const char *path, const char *data, size_t len, struct buf *e
 
 int dir_write_file_mode(const char *path, const char *data, size_t len, mode_t mode, int sync,
 			struct buf *err)
+{
+	struct iovec one = { (void *)(uintptr_t)data, len };
+
+	return dir_write_file_modev(path, &one, 1, mode, sync, err);
+}
+
+int dir_write_file_modev(const char *path, const struct iovec *iov, size_t nr, mode_t mode,
+			 int sync, struct buf *err)
 {
 	struct buf tmp = BUF_INIT;
 	const char *slash = strrchr(path, '/');
@@ -106,7 +153,7 @@ int dir_write_file_mode(const char *path, const char *data, size_t len, mode_t m
 		err_set(err, "%s: cannot create: %s", tmp.data, strerror(errno));
 		goto done;
 	}
-	if (dir_write_all(fd, data, len) < 0 || (sync && fsync(fd) < 0)) {
+	if (dir_writev_all(fd, iov, nr) < 0 || (sync && fsync(fd) < 0)) {
 		err_set(err, "%s: cannot write: %s", tmp.data, strerror(errno));
 		close(fd);
 		unlink(tmp.data);
@@ -154,6 +201,14 @@ void dir_unmap_file(const void *data, size_t len)
 int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mode,
 		       struct buf *err)
 {
+	struct iovec one = { (void *)(uintptr_t)data, len };
+
+	return dir_write_new_filev(path, &one, 1, mode, err);
+}
+
+int dir_write_new_filev(const char *path, const struct iovec *iov, size_t nr, mode_t mode,
+			struct buf *err)
+{
 	const char *slash = strrchr(path, '/');
 	struct buf folder = BUF_INIT;
 	char proc[64];
@@ -168,11 +223,11 @@ int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mo
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 		/* a write that fails here fails the same way below, with a
 		 * message */
-		named = dir_write_all(fd, data, len) == 0 &&
+		named = dir_writev_all(fd, iov, nr) == 0 &&
 			linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0;
 		close(fd);
 	}
-	return named ? 0 : dir_write_file_mode(path, data, len, mode, 0, err);
+	return named ? 0 : dir_write_file_modev(path, iov, nr, mode, 0, err);
 }
 
 /* ".spare-BASE" + suffix beside path. */
@@ -185,37 +240,38 @@ static void spare_name(struct buf *out, const char *path, const char *suffix)
 	buf_addf(out, ".spare-%s%s", base, suffix);
 }
 
-/* data written into the spare open at fd, in place, under a write lease
- * (no one else has it open, nor can open it meanwhile): 0, or -1. */
-static int spare_fill(int fd, const char *data, size_t len)
+/* The parts written into the spare open at fd, in place, under a write
+ * lease (no one else has it open, nor can open it meanwhile): 0, or -1. */
+static int spare_fill(int fd, const struct iovec *iov, size_t nr)
 {
 	struct stat sb;
-	size_t at = 0;
+	off_t len = 0;
+	size_t i;
 	int ret = -1;
 
+	for (i = 0; i < nr; i++)
+		len += (off_t)iov[i].iov_len;
 	/* only a spare: not a file with another name too */
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
 	    fcntl(fd, F_SETLEASE, F_WRLCK) < 0)
 		return -1;
-	while (at < len) {
-		ssize_t w = pwrite(fd, data + at, len - at, (off_t)at);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto out;
-		at += (size_t)w;
-	}
-	if ((off_t)len < sb.st_size && ftruncate(fd, (off_t)len) < 0)
-		goto out;
-	ret = 0;
-out:
+	if (lseek(fd, 0, SEEK_SET) == 0 && dir_writev_all(fd, iov, nr) == 0 &&
+	    (len >= sb.st_size || ftruncate(fd, len) == 0))
+		ret = 0;
 	fcntl(fd, F_SETLEASE, F_UNLCK);
 	return ret;
 }
 
 int dir_write_file_spare(const char *path, const char *data, size_t len, mode_t mode,
 			 struct buf *err)
+{
+	struct iovec one = { (void *)(uintptr_t)data, len };
+
+	return dir_write_file_sparev(path, &one, 1, mode, err);
+}
+
+int dir_write_file_sparev(const char *path, const struct iovec *iov, size_t nr, mode_t mode,
+			  struct buf *err)
 {
 	struct buf spare = BUF_INIT, next = BUF_INIT;
 	int fd, filled = 0, kept, ret = 0;
@@ -226,7 +282,7 @@ int dir_write_file_spare(const char *path, const char *data, size_t len, mode_t 
 	 * rather than waiting for them */
 	fd = open(spare.data, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd >= 0) {
-		filled = spare_fill(fd, data, len) == 0;
+		filled = spare_fill(fd, iov, nr) == 0;
 		close(fd);
 	}
 	/* the file replaced: kept (as the next spare) rather than freed */
@@ -235,7 +291,7 @@ int dir_write_file_spare(const char *path, const char *data, size_t len, mode_t 
 	if (filled && rename(spare.data, path) < 0)
 		ret = err_set(err, "%s: cannot write: %s", path, strerror(errno));
 	else if (!filled)
-		ret = dir_write_file_mode(path, data, len, mode, 0, err);
+		ret = dir_write_file_modev(path, iov, nr, mode, 0, err);
 	if (kept && (ret < 0 || rename(next.data, spare.data) < 0))
 		unlink(next.data);	/* path still has it, or it is lost */
 	buf_release(&spare);

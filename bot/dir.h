@@ -11,6 +11,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "buf.h"
 
@@ -30,6 +31,10 @@ int dir_sync(const char *path, struct buf *err);
  * set (a write of nothing counts as EIO). */
 int dir_write_all(int fd, const void *p, size_t n);
 
+/* The same for the nr parts of iov, in order (writev(), any number of
+ * parts). */
+int dir_writev_all(int fd, const struct iovec *iov, size_t nr);
+
 /*
  * Writes len bytes of data to path atomically: into ".tmp-BASE" beside it
  * (one a killed run left is removed first), fsync'd, then renamed over
@@ -45,6 +50,9 @@ int dir_write_file(const char *path, const char *data, size_t len, struct buf *e
  * the site's pages are). */
 int dir_write_file_mode(const char *path, const char *data, size_t len, mode_t mode, int sync,
 			struct buf *err);
+/* ... of the nr parts of iov, in order. */
+int dir_write_file_modev(const char *path, const struct iovec *iov, size_t nr, mode_t mode,
+			 int sync, struct buf *err);
 
 /* Maps the regular file at path read only: 1 with *data and *len set
  * (dir_unmap_file() them; an empty file is NULL and 0), 0 when it cannot
@@ -61,6 +69,9 @@ void dir_unmap_file(const void *data, size_t len);
  * or -1 with a message naming the file. */
 int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mode,
 		       struct buf *err);
+/* ... of the nr parts of iov, in order. */
+int dir_write_new_filev(const char *path, const struct iovec *iov, size_t nr, mode_t mode,
+			struct buf *err);
 
 /*
  * dir_write_file_mode(path, ..., mode, 0, err) for a large file replaced
@@ -82,6 +93,10 @@ int dir_write_new_file(const char *path, const char *data, size_t len, mode_t mo
  */
 int dir_write_file_spare(const char *path, const char *data, size_t len, mode_t mode,
 			 struct buf *err);
+/* ... of the nr parts of iov, in order (a file made of many pieces'
+ * bytes, written where they are rather than copied together first). */
+int dir_write_file_sparev(const char *path, const struct iovec *iov, size_t nr, mode_t mode,
+			  struct buf *err);
 
 /* Removes path's spare (dir_write_file_spare()), if any, for a file
  * removed. */

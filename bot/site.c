@@ -715,6 +715,7 @@ void site_pages_release(struct site_pages *p)
 	for (i = 0; i < p->nr; i++) {
 		free(p->v[i].path);
 		free(p->v[i].data);
+		free(p->v[i].parts);
 		free(p->v[i].extra);
 	}
 	free(p->v);
@@ -778,8 +779,8 @@ struct render_ctx {
 	struct template_set *set;
 	struct site_pages *out;
 	struct buf *err;
-	struct site_writer *writer;	/* puts each report page as it is
-					   made, or NULL */
+	struct site_writer *writer;	/* puts each page as it is made
+					   (site_render()'s w) */
 	struct entry *entries;		/* every feed entry, newest first */
 	size_t nr_entries;
 	/* a partial run's (merge_cached()): the trees, subsystems and lists
@@ -1262,16 +1263,16 @@ static void add_names(struct value *v, const char *key, const char *has,
 	buf_release(&b);
 }
 
-/* Renders template name with view into *p (path a copy of path). */
+/* Renders template name with view into *p (path a copy of path), in room
+ * for size bytes made at once. */
 static int make_page(struct render_ctx *c, const char *name, const struct value *view,
-		     const char *path, struct site_page *p)
+		     const char *path, size_t size, struct site_page *p)
 {
 	const struct template *t;
 	struct buf out = BUF_INIT;
 
 	memset(p, 0, sizeof(*p));
-	/* a report's page is some 14 KB: grown once, not a dozen times */
-	buf_grow(&out, 1u << 15);
+	buf_grow(&out, size);
 	if (template_set_get(c->set, name, &t, c->err) < 0 ||
 	    template_render(c->set, t, view, NULL, &out, c->err) < 0) {
 		buf_release(&out);
@@ -1282,12 +1283,20 @@ static int make_page(struct render_ctx *c, const char *name, const struct value 
 	return 0;
 }
 
-/* make_page() into a new page at the end of c->out. */
+/* make_page() of a list into a new page at the end of c->out, in room for
+ * what the last run made of it and an eighth more (the index of 10,000
+ * reports is 2.8 MB, which a buffer doubled from 32 KB copied seven times,
+ * into new memory each time; room never written costs nothing). */
 static int emit_page(struct render_ctx *c, const char *name, const struct value *view,
 		     const char *path)
 {
+	size_t hint = c->in->nr_pieces, size = 1u << 15;
+	const struct site_manifest_entry *e = manifest_find(&c->in->manifest, path, &hint);
+
+	if (e && e->size <= TEMPLATE_MAX_OUTPUT)
+		size += e->size + e->size / 8;
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
-	if (make_page(c, name, view, path, &c->out->v[c->out->nr]) < 0)
+	if (make_page(c, name, view, path, size, &c->out->v[c->out->nr]) < 0)
 		return -1;
 	c->out->nr++;
 	return 0;
@@ -1364,7 +1373,8 @@ static int page_report(struct render_ctx *c, const struct site_report *s, struct
 	add_tags(v, in->cfg, s->r->message_id);
 	add_names(v, "subsystems", "has_subsystems", &s->subsystems, "../subsystem/");
 	add_names(v, "lists", "has_lists", &s->lists, "../list/");
-	ret = make_page(c, "report.html", v, path.data, p);
+	/* a report's page is some 14 KB: grown once, not a dozen times */
+	ret = make_page(c, "report.html", v, path.data, 1u << 15, p);
 	if (!ret)
 		p->extra = report_extra(s);
 	value_free(v);
@@ -1770,7 +1780,7 @@ static void *reports_work(void *arg)
 			site_piece_record(&in->pieces[i]);
 		details_release(&in->v[i]);
 		/* written at once: 10,000 pages are not all held */
-		if (e == 0 && c.writer && !in->v[i].cached &&
+		if (e == 0 && !in->v[i].cached &&
 		    site_write_page(c.writer, &job->pages[i], job->first + i, &err) < 0)
 			e = -1;
 		if (e)
@@ -2207,14 +2217,17 @@ static int by_json_id(const void *a, const void *b)
 }
 
 /* {"reports": [...]}, an object a line, by number: the published reports
- * and their sent follow-ups. */
+ * and their sent follow-ups.  As parts: the lines are the pieces' own
+ * (9 MB for 10,000 reports, which copied into one buffer were new memory
+ * to fault in and fill on every run), written from where they are. */
 static int render_json(struct render_ctx *c)
 {
+	static const char head[] = "{\"reports\": [\n", comma[] = ",\n", tail[] = "\n]}\n";
 	const struct site_input *in = c->in;
 	const struct site_json **all;
-	struct buf out = BUF_INIT;
+	struct iovec *parts;
 	struct site_page *p;
-	size_t i, j, n = 0, size = 32;
+	size_t i, j, n = 0, k = 0, len = 0;
 	int sorted = 1;
 
 	for (i = 0; i < in->nr_pieces; i++)
@@ -2224,25 +2237,29 @@ static int render_json(struct render_ctx *c)
 		for (j = 0; j < in->pieces[i].nr_json; j++) {
 			all[n] = &in->pieces[i].json[j];
 			sorted = sorted && (!n || all[n - 1]->id < all[n]->id);
-			size += all[n++]->len + 2;
+			n++;
 		}
 	/* in order already but where a follow-up came after a later report */
 	if (!sorted)
 		qsort(all, n, sizeof(*all), by_json_id);
-	buf_grow(&out, size);
-	buf_adds(&out, "{\"reports\": [\n");
+	parts = xcalloc(2 * n + 2, sizeof(*parts));
+#define PART(s, l) (parts[k].iov_base = (void *)(uintptr_t)(s), len += parts[k++].iov_len = (l))
+	PART(head, sizeof(head) - 1);
 	for (i = 0; i < n; i++) {
 		if (i)
-			buf_adds(&out, ",\n");
-		buf_add(&out, all[i]->text, all[i]->len);
+			PART(comma, sizeof(comma) - 1);
+		PART(all[i]->text, all[i]->len);
 	}
-	buf_adds(&out, "\n]}\n");
+	PART(tail, sizeof(tail) - 1);
+#undef PART
 	free(all);
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
 	p = &c->out->v[c->out->nr++];
 	memset(p, 0, sizeof(*p));
 	p->path = xstrdup("reports.json");
-	p->data = buf_detach(&out, &p->len);
+	p->parts = parts;
+	p->nr_parts = k;
+	p->len = len;
 	return 0;
 }
 
@@ -2480,7 +2497,7 @@ static int write_made(struct render_ctx *c, struct list_task *t)
 	size_t i;
 
 	for (i = 0; i < t->out.nr; i++)
-		if (t->out.v[i].data &&
+		if ((t->out.v[i].data || t->out.v[i].parts) &&
 		    site_write_page(c->writer, &t->out.v[i], c->in->nr_pieces, c->err) < 0)
 			return -2;
 	return 0;
@@ -2509,7 +2526,7 @@ static void *lists_work(void *arg)
 		/* its pages put in place at once, by this thread, while the
 		 * others make theirs; but the index, which links to the
 		 * groups' pages: site_write() puts it after them all */
-		if (!t->ret && c.writer && t->kind != TASK_INDEX)
+		if (!t->ret && t->kind != TASK_INDEX)
 			t->ret = write_made(&c, t);
 		if (t->ret)
 			queue_fail(&job->q, i, t->ret, NULL);
@@ -2604,18 +2621,21 @@ static void tmp_remove(const char *dir, const char *page)
 	buf_release(&b);
 }
 
-/* Whether the file at path holds exactly the len bytes of data; a file
- * that cannot be read does not.  Mapped, not read: the lists of 10,000
- * reports are megabytes compared in the page cache, not copied out. */
-static int file_holds(const char *path, const char *data, size_t len)
+/* Whether the file at path holds exactly the len bytes of the nr parts
+ * of iov; a file that cannot be read does not.  Mapped, not read: the
+ * lists of 10,000 reports are megabytes compared in the page cache, not
+ * copied out. */
+static int file_holds(const char *path, const struct iovec *iov, size_t nr, size_t len)
 {
 	const void *m;
-	size_t n;
+	size_t n, at = 0, i;
 	int same;
 
 	if (!dir_map_file(path, len, &m, &n))
 		return 0;
-	same = n == len && (!len || !memcmp(m, data, len));
+	same = n == len;
+	for (i = 0; same && i < nr; at += iov[i++].iov_len)
+		same = !iov[i].iov_len || !memcmp((const char *)m + at, iov[i].iov_base, iov[i].iov_len);
 	dir_unmap_file(m, n);
 	return same;
 }
@@ -2669,37 +2689,41 @@ static int writer_parent(struct site_writer *w, const char *page, struct buf *er
  * tree's page) are most of what it writes. */
 #define SITE_SPARE_BYTES (256u << 10)
 
-/* data put at path, which held a file the manifest lists (of old_size). */
-static int replace_file(const char *path, const char *data, size_t len, size_t old_size,
-			struct buf *err)
+/* The nr parts of iov (len bytes) put at path, which held a file the
+ * manifest lists (of old_size). */
+static int replace_file(const char *path, const struct iovec *iov, size_t nr, size_t len,
+			size_t old_size, struct buf *err)
 {
 	if (len >= SITE_SPARE_BYTES || old_size >= SITE_SPARE_BYTES)
-		return dir_write_file_spare(path, data, len, 0644, err);
-	return dir_write_file_mode(path, data, len, 0644, 0, err);
+		return dir_write_file_sparev(path, iov, nr, 0644, err);
+	return dir_write_file_modev(path, iov, nr, 0644, 0, err);
 }
 
 int site_write_page(struct site_writer *w, struct site_page *pg, size_t hint, struct buf *err)
 {
 	struct site_manifest_entry *e = pg->kept ? pg->kept : manifest_find(w->old, pg->path, &hint);
 	struct buf path = BUF_INIT;
+	struct iovec one = { pg->data, pg->len };
+	const struct iovec *iov = pg->parts ? pg->parts : &one;
+	size_t nr = pg->parts ? pg->nr_parts : 1;
 	int ret = 0, written = 0;
 
 	if (e)
 		e->seen = 1;	/* this page's own entry: no other thread's */
-	if (!pg->data)
+	if (!pg->data && !pg->parts)
 		goto done;	/* kept: site_gather() found it as the manifest says */
 	buf_adds(&path, w->dir);
 	buf_addc(&path, '/');
 	buf_adds(&path, pg->path);
-	if (!w->full && e && e->size == pg->len && file_holds(path.data, pg->data, pg->len)) {
+	if (!w->full && e && e->size == pg->len && file_holds(path.data, iov, nr, pg->len)) {
 		/* the file has these bytes (reading and comparing costs a
 		 * fraction of writing); the temporary file a killed --full run
 		 * may have left goes (ENOENT, nothing touched, in every other
 		 * case) */
 		tmp_remove(w->dir, pg->path);
 	} else if (writer_parent(w, pg->path, err) < 0 ||
-		   (e ? replace_file(path.data, pg->data, pg->len, e->size, err)
-		      : dir_write_new_file(path.data, pg->data, pg->len, 0644, err)) < 0) {
+		   (e ? replace_file(path.data, iov, nr, pg->len, e->size, err)
+		      : dir_write_new_filev(path.data, iov, nr, 0644, err)) < 0) {
 		ret = -1;
 	} else {
 		written = 1;
@@ -2707,6 +2731,9 @@ int site_write_page(struct site_writer *w, struct site_page *pg, size_t hint, st
 	if (!ret) {
 		free(pg->data);
 		pg->data = NULL;
+		free(pg->parts);
+		pg->parts = NULL;
+		pg->nr_parts = 0;
 		pg->put = 1;
 	}
 done:
@@ -2791,9 +2818,11 @@ int site_write(struct site_writer *w, struct site_pages *p, struct buf *err)
 	ret = 0;
 	/* the manifest last, and only when it says something new */
 	if (manifest.len != old->text.len || memcmp(manifest.data, old->text.data, manifest.len)) {
+		struct iovec one = { manifest.data, manifest.len };
+
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", w->dir, SITE_MANIFEST);
-		ret = replace_file(path.data, manifest.data, manifest.len, old->text.len, err);
+		ret = replace_file(path.data, &one, 1, manifest.len, old->text.len, err);
 	}
 out:
 	buf_release(&manifest);

@@ -45,6 +45,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "buf.h"
 #include "config.h"
@@ -262,8 +263,13 @@ void site_input_release_early(struct site_input *in);
 struct site_page {
 	char *path;		/* relative to the site's folder */
 	char *data;		/* NULL: kept as the manifest has it, or
-				   already put (put) */
-	size_t len;
+				   already put (put), or parts */
+	struct iovec *parts;	/* or its bytes as these parts, pointing
+				   into the pieces (reports.json: each line
+				   is its piece's own): put in place before
+				   the pieces go (site_input_release_early()) */
+	size_t nr_parts;
+	size_t len;		/* the bytes' (all the parts') */
 	int put;		/* site_write_page() has put it in place */
 	char *extra;		/* a report page's manifest fields ("\tFP\t..."),
 				   or NULL */
@@ -292,7 +298,9 @@ void site_pages_release(struct site_pages *p);
  * cannot be read from the state or its page cannot be written.  Several
  * failures: the first report's.  w: each report page is put in place with
  * site_write_page() as soon as it is made (so that they are not all held
- * at once; the lists come later, after the pages they link to), or NULL.
+ * at once), and each list but the index (which site_write() puts after
+ * the pages it links to): a page made of parts (reports.json) is put in
+ * place while the pieces its parts point into are there.
  */
 int site_render(struct site_input *in, struct template_set *set, struct site_writer *w,
 		struct site_pages *out, struct buf *err);

@@ -85,6 +85,73 @@ static void new_files_appear_whole(void **state)
 	buf_release(&text);
 }
 
+/* The v forms: many parts (more than one writev() takes), empty ones
+ * among them, land in order, in a new file, a replaced one and a spare
+ * larger than they are (cut to their size); no parts is an empty file. */
+static void parts_land_in_order(void **state)
+{
+	char top[] = "/tmp/test-dir.XXXXXX", path[256], cmd[300];
+	struct buf err = BUF_INIT, text = BUF_INIT, want = BUF_INIT, big = BUF_INIT;
+	struct iovec *iov = calloc(3000, sizeof(*iov));
+	char *words = malloc(3000 * 8);
+	size_t i;
+
+	(void)state;
+	assert_non_null(iov);
+	assert_non_null(words);
+	assert_non_null(mkdtemp(top));
+	for (i = 0; i < 3000; i++) {
+		/* "12345,\n", "", "12345 " ... of lengths 0 to 7 */
+		size_t len = (size_t)snprintf(words + 8 * i, 8, "%zu%s", i, i % 3 ? " " : ",\n");
+
+		len = i % 7 == 3 ? 0 : len;
+		iov[i].iov_base = words + 8 * i;
+		iov[i].iov_len = len;
+		buf_add(&want, words + 8 * i, len);
+	}
+	snprintf(path, sizeof(path), "%s/reports.json", top);
+	assert_int_equal(dir_write_new_filev(path, iov, 3000, 0644, &err), 0);
+	assert_int_equal(buf_read_file(&text, path, 0, &err), 0);
+	assert_int_equal(text.len, want.len);
+	assert_memory_equal(text.data, want.data, want.len);
+	/* the file replaced becomes the spare; the next is written into it */
+	for (i = 1; i < 4; i++) {
+		size_t j;
+
+		assert_int_equal(dir_write_file_sparev(path, iov + i, 3000 - i, 0644, &err), 0);
+		buf_reset(&big);
+		for (j = i; j < 3000; j++)
+			buf_add(&big, iov[j].iov_base, iov[j].iov_len);
+		buf_reset(&text);
+		assert_int_equal(buf_read_file(&text, path, 0, &err), 0);
+		assert_int_equal(text.len, big.len);
+		assert_memory_equal(text.data, big.data, big.len);
+	}
+	buf_reset(&big);
+	/* a spare larger than the parts: cut to them */
+	for (i = 0; i < 20000; i++)
+		buf_addc(&big, 'x');
+	assert_int_equal(dir_write_file_spare(path, big.data, big.len, 0644, &err), 0);
+	assert_int_equal(dir_write_file_spare(path, big.data, big.len, 0644, &err), 0);
+	assert_int_equal(dir_write_file_sparev(path, iov, 3000, 0644, &err), 0);
+	buf_reset(&text);
+	assert_int_equal(buf_read_file(&text, path, 0, &err), 0);
+	assert_int_equal(text.len, want.len);
+	assert_memory_equal(text.data, want.data, want.len);
+	assert_int_equal(dir_write_file_modev(path, iov, 0, 0644, 0, &err), 0);
+	buf_reset(&text);
+	assert_int_equal(buf_read_file(&text, path, 0, &err), 0);
+	assert_int_equal(text.len, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	assert_int_equal(system(cmd), 0);
+	free(iov);
+	free(words);
+	buf_release(&err);
+	buf_release(&text);
+	buf_release(&want);
+	buf_release(&big);
+}
+
 static ino_t inode_of(const char *path)
 {
 	struct stat sb;
@@ -199,6 +266,7 @@ int main(void)
 		cmocka_unit_test(makes_parents),
 		cmocka_unit_test(new_files_appear_whole),
 		cmocka_unit_test(spare_takes_the_next_file),
+		cmocka_unit_test(parts_land_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
