@@ -1078,6 +1078,44 @@ int state_sync(struct state *st, struct buf *err)
 	return 0;
 }
 
+/*
+ * At the close of a connection that wrote: when the WAL holds more than
+ * STATE_WAL_RESTART frames, copies it back, then starts it again at its
+ * first frame.  SQLite starts the log anew at a write that follows a
+ * checkpoint that copied all of it back, but only within the shared
+ * memory that checkpoint marked, which the next process does not trust
+ * (it recovers the file whole): a run that wrote a little appended to the
+ * log and none started it again, so it grew with every run until
+ * STATE_WAL_KEEP (32 MB: each run read it whole at open and copied it
+ * back at close).  Here: a checkpoint that copies it all (the one close
+ * makes otherwise) when no reader is in it (RESTART, with no wait: a
+ * reader there leaves it to a later close), then one write, which
+ * SQLite puts at the log's start under a new salt, so that the next
+ * process recovers that frame alone; the write is the schema version into
+ * the database header's user_version, which nothing else uses.  The file
+ * keeps its blocks, as before.  Best effort: a failure only leaves the log
+ * as it was.
+ */
+static void wal_restart(struct state *st)
+{
+	char sql[64];
+	int deferred = 0, log = 0, copied = 0;
+
+	sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, -1, &deferred);
+	if (deferred)
+		return;	/* state_defer_checkpoint() */
+	sqlite3_busy_timeout(st->db, 0);
+	if (sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_RESTART, &log, &copied) !=
+		    SQLITE_OK || log < STATE_WAL_RESTART || copied != log)
+		return;
+	/* NORMAL: the write itself is not synced (it changes nothing that
+	 * matters); the checkpoint at close syncs the log before it copies
+	 * it, and the database after */
+	snprintf(sql, sizeof(sql), "PRAGMA synchronous = NORMAL; PRAGMA user_version = %d",
+		 STATE_SCHEMA_VERSION);
+	sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+}
+
 void state_close(struct state *st)
 {
 	struct stat sb;
@@ -1101,6 +1139,8 @@ void state_close(struct state *st)
 		sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	else if (stat(st->wal_path, &sb) == 0 && sb.st_size > STATE_WAL_KEEP)
 		sqlite3_file_control(st->db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 0 });
+	else
+		wal_restart(st);
 	sqlite3_close_v2(st->db);
 	free(st->path);
 	free(st->wal_path);

@@ -80,6 +80,8 @@
 #define STATE_MAX_RCPT 1000		/* per-recipient results of one attempt */
 #define STATE_BUSY_TIMEOUT_MS 10000	/* wait for another connection's write */
 #define STATE_WAL_KEEP (32 << 20)	/* a WAL file up to this size stays at exit */
+#define STATE_WAL_RESTART 256		/* frames (1 MB) of WAL a writer's close
+					   starts again from its first */
 #define STATE_LOCK_WAIT_MS 2000		/* how long state_lock() waits by default */
 
 /* Returned (> 0) by the functions that say so. */

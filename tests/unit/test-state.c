@@ -217,6 +217,76 @@ static void readonly_close_writes_nothing(void **state)
 	buf_release(&err);
 }
 
+/* The frames a process opening the database first finds in the WAL (its
+ * recovery reads them all): a connection of its own, which copies none
+ * back at its close. */
+static int wal_frames(const char *dir)
+{
+	struct buf path = BUF_INIT;
+	sqlite3 *db;
+	int log = -1, copied = -1;
+
+	buf_addf(&path, "%s/state.db", dir);
+	assert_int_equal(sqlite3_open(path.data, &db), SQLITE_OK);
+	sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &(int){ 1 });
+	sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	/* a read opens the log (recovering it); then a checkpoint, which
+	 * copies nothing when nothing is new, says how many frames it holds */
+	assert_int_equal(sqlite3_exec(db, "SELECT COUNT(*) FROM sqlite_schema", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_PASSIVE, &log,
+						   &copied), SQLITE_OK);
+	sqlite3_close(db);
+	buf_release(&path);
+	return log;
+}
+
+/* Runs that each write a little do not grow the WAL without end: a
+ * writer's close that finds more than STATE_WAL_RESTART frames in it
+ * starts it again, and the next process recovers a few; the file keeps
+ * its size (its blocks are written over, not freed and allocated). */
+static void wal_starts_again(void **state)
+{
+	struct fixture *f = *state;
+	struct buf err = BUF_INIT, path = BUF_INIT, key = BUF_INIT;
+	struct stat sb;
+	off_t size = 0;
+	int run, i, most = 0, frames;
+
+	buf_addf(&path, "%s/state.db-wal", f->state);
+	state_close(f->st);
+	f->st = NULL;
+	for (run = 0; run < 40; run++) {
+		if (state_open(f->state, &f->st, &err) < 0)
+			fail_msg("state_open: %s", err.data);
+		/* some 20 frames a run: 40 runs are three times the limit */
+		for (i = 0; i < 10; i++) {
+			buf_reset(&key);
+			buf_addf(&key, "<w%d.%d@example.org>", run, i);
+			add_report(f->st, key.data, key.data);
+		}
+		state_close(f->st);
+		f->st = NULL;
+		frames = wal_frames(f->state);
+		assert_true(frames > 0);
+		most = frames > most ? frames : most;
+		assert_int_equal(stat(path.data, &sb), 0);
+		if (frames < STATE_WAL_RESTART / 4 && run > 10)
+			assert_true(sb.st_size >= size);	/* kept, not cut */
+		size = sb.st_size;
+	}
+	/* it was started again, and never grew past the limit by more than
+	 * a run's */
+	assert_true(most >= STATE_WAL_RESTART / 2);
+	assert_true(most < STATE_WAL_RESTART + 64);
+	assert_true(size >= (off_t)STATE_WAL_RESTART * 4096);
+	if (state_open(f->state, &f->st, &err) < 0)
+		fail_msg("state_open: %s", err.data);
+	buf_release(&err);
+	buf_release(&path);
+	buf_release(&key);
+}
+
 /* SQL that takes a version 4 database back to version 3's shape (its
  * commands table aside, which migration 4 copies whatever its shape), for
  * the migration tests to make older databases by hand. */
@@ -2065,6 +2135,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(open_creates_a_private_wal_database),
+		T(wal_starts_again),
 		T(readonly_close_writes_nothing),
 		T(reopen_keeps_data_and_migrates_once),
 		T(requests_are_answered_and_migrate),
