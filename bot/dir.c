@@ -66,26 +66,6 @@ int dir_sync(const char *path, struct buf *err)
 	return ret;
 }
 
-int dir_write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Parts a writev() call takes at most (IOV_MAX on Linux). */
 #define DIR_IOV_MAX 1024
 
@@ -122,6 +102,13 @@ int dir_writev_all(int fd, const struct iovec *iov, size_t nr)
 		}
 	}
 	return 0;
+}
+
+int dir_write_all(int fd, const void *p, size_t n)
+{
+	struct iovec one = { (void *)(uintptr_t)p, n };
+
+	return dir_writev_all(fd, &one, 1);
 }
 
 int dir_write_file(const char *path, const char *data, size_t len, struct buf *err)
