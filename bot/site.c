@@ -1268,13 +1268,14 @@ static void add_names(struct value *v, const char *key, const char *has,
 static int make_page(struct render_ctx *c, const char *name, const struct value *view,
 		     const char *path, size_t size, struct site_page *p)
 {
+	const struct template_options opt = { .max_output = SITE_MAX_PAGE };
 	const struct template *t;
 	struct buf out = BUF_INIT;
 
 	memset(p, 0, sizeof(*p));
 	buf_grow(&out, size);
 	if (template_set_get(c->set, name, &t, c->err) < 0 ||
-	    template_render(c->set, t, view, NULL, &out, c->err) < 0) {
+	    template_render(c->set, t, view, &opt, &out, c->err) < 0) {
 		buf_release(&out);
 		return err_prefix(c->err, "%s: ", path);
 	}
@@ -1293,7 +1294,7 @@ static int emit_page(struct render_ctx *c, const char *name, const struct value 
 	size_t hint = c->in->nr_pieces, size = 1u << 15;
 	const struct site_manifest_entry *e = manifest_find(&c->in->manifest, path, &hint);
 
-	if (e && e->size <= TEMPLATE_MAX_OUTPUT)
+	if (e && e->size <= SITE_MAX_PAGE)
 		size += e->size + e->size / 8;
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
 	if (make_page(c, name, view, path, size, &c->out->v[c->out->nr]) < 0)

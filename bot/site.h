@@ -56,6 +56,9 @@
 
 #define SITE_MANIFEST ".manifest"
 #define SITE_MAX_FEED 200	/* entries in one Atom feed, newest first */
+#define SITE_MAX_PAGE (256u << 20)	/* bytes of one page: the index of
+					   10,000 reports is 2.8 MB (the
+					   templates' own 16 MB held 57,000) */
 #define SITE_MAX_BODY (1u << 20)	/* bytes of a mail shown on its page */
 
 /* One published report and what its page shows.  Owned by the input. */

@@ -1446,6 +1446,7 @@ int template_render(struct template_set *set, const struct template *t,
 	struct render r = { 0 };
 	struct xform x = { 0, 0, 0 };
 	size_t start = out->len, old_limit = out->limit;
+	size_t max = opt && opt->max_output ? opt->max_output : TEMPLATE_MAX_OUTPUT;
 	int ret;
 
 	r.set = set;
@@ -1458,9 +1459,9 @@ int template_render(struct template_set *set, const struct template *t,
 	buf_init(&r.indent);
 	buf_init(&r.scratch);
 	buf_init(&r.escaped);
-	r.indent.limit = TEMPLATE_MAX_OUTPUT;
-	if (!old_limit || old_limit - start > TEMPLATE_MAX_OUTPUT)
-		out->limit = start + TEMPLATE_MAX_OUTPUT;
+	r.indent.limit = max;
+	if (!old_limit || old_limit - start > max)
+		out->limit = start + max;
 	r.out_max = out->limit - start;
 	push_context(&r, data ? data : &null_value);
 	ret = render_nodes(&r, t, 0, t->nr, &x);

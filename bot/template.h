@@ -69,6 +69,8 @@ enum template_escape { TEMPLATE_ESCAPE_NONE, TEMPLATE_ESCAPE_HTML };
 struct template_options {
 	int lenient;		/* missing names and partials render empty */
 	int html_escape;	/* {{x}} escapes & " < > (not {{{x}}}, {{&x}}) */
+	size_t max_output;	/* bytes the render may append, instead of
+				   TEMPLATE_MAX_OUTPUT (0: that) */
 };
 
 /*
@@ -159,9 +161,9 @@ int template_set_check(struct template_set *set, const char *name, struct buf *e
  * -1 with a message naming the template and line for: an unknown name or
  * a missing partial or parent in strict mode, a partial that cannot be
  * read or parsed (in either mode), and each limit above (output longer
- * than TEMPLATE_MAX_OUTPUT or out->limit, includes deeper than
- * TEMPLATE_MAX_DEPTH, more than TEMPLATE_MAX_STEPS steps).  On error out
- * is left as it was.
+ * than TEMPLATE_MAX_OUTPUT, or opt's max_output, or out->limit, includes
+ * deeper than TEMPLATE_MAX_DEPTH, more than TEMPLATE_MAX_STEPS steps).  On
+ * error out is left as it was.
  */
 int template_render(struct template_set *set, const struct template *t,
 		    const struct value *data, const struct template_options *opt,

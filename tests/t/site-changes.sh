@@ -252,5 +252,20 @@ rmdir "$site/tree/$t1/index.html"
 pb site --full 2>/dev/null
 check "... and the next run puts both" test -f "$site/tree/$t1/index.html" -a "$(stat -c %i "$site/index.html")" != "$inode"
 
+# a list page larger than a mail template may make (16 MB, the index of
+# some 57,000 reports): the site's pages may be 256 MB (a lab's index.html
+# here that shows a part of 1,000,000 bytes 17 times)
+mkdir -p "$tmp/tpl-big/site"
+python3 -c "import sys; sys.stdout.write('y' * 999999 + '\n')" >"$tmp/tpl-big/site/mb.html"
+python3 -c "import sys; sys.stdout.write('{{>mb.html}}' * 17 + '\n')" >"$tmp/tpl-big/site/index.html"
+cp "$tmp/c" "$tmp/c-big"
+printf '[perfbot]\n\ttemplates = %s/tpl-big\n' "$tmp" >>"$tmp/c-big"
+PERFBOT_NOW=$now "$perfbot" --config "$tmp/c-big" site 2>"$tmp/big.log"
+rc=$?
+check "an index of 17 MB: exit 0" test "$rc" = 0
+check "... and it is put in place whole" test "$(stat -c %s "$site/index.html")" = $((17 * 1000000 + 1))
+pb site 2>/dev/null
+check "... the shipped templates make it again" grep -q "</html>" "$site/index.html"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

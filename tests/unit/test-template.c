@@ -430,6 +430,37 @@ static void size_output_and_time_are_limited(void **state)
 		template_set_free(set);
 	}
 
+	/* Output past TEMPLATE_MAX_OUTPUT fails, unless the render's
+	 * max_output allows it (the site's lists of 60,000 reports); a
+	 * smaller max_output is a cap too. */
+	{
+		struct value *big = value_new_object(), *l;
+		struct template_options more = { .max_output = TEMPLATE_MAX_OUTPUT + (1u << 20) };
+		struct template_options less = { .max_output = 100 };
+
+		buf_reset(&tpl);
+		buf_addchars(&tpl, 'y', (TEMPLATE_MAX_OUTPUT >> 4) + 1);
+		value_object_add(big, "s", value_new_string(tpl.data));
+		l = value_object_add(big, "l", value_new_array());
+		for (i = 0; i < 16; i++)
+			value_array_push(l, value_new_integer(i));
+		assert_int_equal(template_parse("t", "{{#l}}{{{s}}}{{/l}}", 19, &t, &err), 0);
+		buf_reset(&out);
+		assert_int_equal(template_render(NULL, t, big, NULL, &out, &err), -1);
+		assert_string_equal(err.data, "t:1: output is longer than 16777216 bytes");
+		assert_int_equal(out.len, 0);
+		assert_int_equal(template_render(NULL, t, big, &more, &out, &err), 0);
+		assert_int_equal(out.len, TEMPLATE_MAX_OUTPUT + 16);
+		assert_int_equal(out.limit, 0);
+		buf_reset(&out);
+		assert_int_equal(template_render(NULL, t, big, &less, &out, &err), -1);
+		assert_string_equal(err.data, "t:1: output is longer than 100 bytes");
+		template_free(t);
+		value_free(big);
+		buf_release(&out);
+		buf_init(&out);
+	}
+
 	/* Sections over lists that print nothing still end. */
 	buf_reset(&tpl);
 	for (i = 0; i < 9; i++)
