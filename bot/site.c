@@ -2217,6 +2217,14 @@ static int by_json_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* s (n bytes) as the next of parts (*k of them, *len bytes so far). */
+static void part_add(struct iovec *parts, size_t *k, size_t *len, const char *s, size_t n)
+{
+	parts[*k].iov_base = (void *)(uintptr_t)s;
+	parts[(*k)++].iov_len = n;
+	*len += n;
+}
+
 /* {"reports": [...]}, an object a line, by number: the published reports
  * and their sent follow-ups.  As parts: the lines are the pieces' own
  * (9 MB for 10,000 reports, which copied into one buffer were new memory
@@ -2244,15 +2252,13 @@ static int render_json(struct render_ctx *c)
 	if (!sorted)
 		qsort(all, n, sizeof(*all), by_json_id);
 	parts = xcalloc(2 * n + 2, sizeof(*parts));
-#define PART(s, l) (parts[k].iov_base = (void *)(uintptr_t)(s), len += parts[k++].iov_len = (l))
-	PART(head, sizeof(head) - 1);
+	part_add(parts, &k, &len, head, sizeof(head) - 1);
 	for (i = 0; i < n; i++) {
 		if (i)
-			PART(comma, sizeof(comma) - 1);
-		PART(all[i]->text, all[i]->len);
+			part_add(parts, &k, &len, comma, sizeof(comma) - 1);
+		part_add(parts, &k, &len, all[i]->text, all[i]->len);
 	}
-	PART(tail, sizeof(tail) - 1);
-#undef PART
+	part_add(parts, &k, &len, tail, sizeof(tail) - 1);
 	free(all);
 	ALLOC_GROW(c->out->v, c->out->nr + 1, c->out->alloc);
 	p = &c->out->v[c->out->nr++];

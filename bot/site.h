@@ -336,11 +336,11 @@ void site_writer_release(struct site_writer *w);
  * as the manifest says, then compared byte for byte; always with full):
  * 0644, a new page by dir_write_new_file(), a page replacing its file by
  * dir_write_file_mode() (a temporary name renamed into place), or by
- * dir_write_file_spare() when either is 256 KB or more.
- * Then frees p->data and sets p->put (the manifest takes p->len).  hint:
- * where p is likely in the manifest (its index in the run's pages).  Safe
- * to call from several threads at once for different pages.  0, or -1
- * with a message naming the file.
+ * dir_write_file_spare() when either is 256 KB or more (their v forms for
+ * a page of parts).  Then frees p->data (or p->parts) and sets p->put
+ * (the manifest takes p->len).  hint: where p is likely in the manifest
+ * (its index in the run's pages).  Safe to call from several threads at
+ * once for different pages.  0, or -1 with a message naming the file.
  */
 int site_write_page(struct site_writer *w, struct site_page *p, size_t hint, struct buf *err);
 
