@@ -280,8 +280,35 @@ static void wal_starts_again(void **state)
 	assert_true(most >= STATE_WAL_RESTART / 2);
 	assert_true(most < STATE_WAL_RESTART + 64);
 	assert_true(size >= (off_t)STATE_WAL_RESTART * 4096);
-	if (state_open(f->state, &f->st, &err) < 0)
-		fail_msg("state_open: %s", err.data);
+
+	/* a reader in the log when a writer closes: the log is left as it
+	 * is (no wait, no error), and what was written is there */
+	{
+		struct state *reader;
+		struct state_report r;
+		int64_t id = 0;
+
+		if (state_open(f->state, &f->st, &err) < 0 || state_open(f->state, &reader, &err) < 0)
+			fail_msg("state_open: %s", err.data);
+		for (i = 0; i < 150; i++) {
+			buf_reset(&key);
+			buf_addf(&key, "<r%d@example.org>", i);
+			id = add_report(f->st, key.data, key.data);
+		}
+		ok(state_begin_read(reader, &err), &err, "state_begin_read");
+		get(reader, id, &r);	/* its snapshot is in the log */
+		state_report_release(&r);
+		frames = wal_frames(f->state);
+		state_close(f->st);
+		f->st = NULL;
+		assert_true(wal_frames(f->state) >= frames);
+		state_close(reader);
+		if (state_open(f->state, &f->st, &err) < 0)
+			fail_msg("state_open: %s", err.data);
+		get(f->st, id, &r);
+		assert_string_equal(r.message_id, "<r149@example.org>");
+		state_report_release(&r);
+	}
 	buf_release(&err);
 	buf_release(&path);
 	buf_release(&key);
