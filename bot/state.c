@@ -1079,22 +1079,22 @@ int state_sync(struct state *st, struct buf *err)
 }
 
 /*
- * At the close of a connection that wrote: when the WAL holds more than
- * STATE_WAL_RESTART frames, copies it back, then starts it again at its
- * first frame.  SQLite starts the log anew at a write that follows a
- * checkpoint that copied all of it back, but only within the shared
- * memory that checkpoint marked, which the next process does not trust
- * (it recovers the file whole): a run that wrote a little appended to the
- * log and none started it again, so it grew with every run until
- * STATE_WAL_KEEP (32 MB: each run read it whole at open and copied it
- * back at close).  Here: a checkpoint that copies it all (the one close
- * makes otherwise) when no reader is in it (RESTART, with no wait: a
- * reader there leaves it to a later close), then one write, which
- * SQLite puts at the log's start under a new salt, so that the next
- * process recovers that frame alone; the write is the schema version into
- * the database header's user_version, which nothing else uses.  The file
- * keeps its blocks, as before.  Best effort: a failure only leaves the log
- * as it was.
+ * At the close of a connection that wrote: copies the WAL back (the
+ * checkpoint close makes otherwise) and, when it held STATE_WAL_RESTART
+ * frames or more, starts it again at its first frame.  SQLite starts the
+ * log anew at a write that follows a checkpoint that copied all of it
+ * back, but only within the shared memory that checkpoint marked, which
+ * the next process does not trust (it recovers the file whole): a run
+ * that wrote a little appended to the log and none started it again, so
+ * it grew with every run until STATE_WAL_KEEP (32 MB: each run read it
+ * whole at open and copied it back at close).  Here: a checkpoint that
+ * copies it all and, when no reader is in it, lets the next write start
+ * it again (RESTART, with no wait: a reader there leaves that to a later
+ * close), then one write, which SQLite puts at the log's start under a
+ * new salt, so that the next process recovers that frame alone; the write
+ * is the schema version into the database header's user_version, which
+ * nothing else uses.  The file keeps its blocks, as before.  Best effort:
+ * a failure only leaves the log as it was.
  */
 static void wal_restart(struct state *st)
 {
