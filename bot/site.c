@@ -789,6 +789,10 @@ struct render_ctx {
 	 * it showed. */
 	int touched;
 	struct state_names touched_names[3];	/* trees, subsystems, lists */
+	/* and one of those pieces has other lines in reports.json, or another
+	 * row in the index, than it had (or none then, or none now): the
+	 * page's file cannot hold its new bytes (lists_differ()) */
+	int json_differs, index_differs;
 };
 
 static void add_day(struct value *v, const char *key, int64_t t, int zone)
@@ -1880,6 +1884,29 @@ static void touch(struct render_ctx *c, const struct site_piece *p)
 		names_add(&c->touched_names[2], p->lists.v[i], strlen(p->lists.v[i]));
 }
 
+/* Whether a report's piece as it was (old) and as it is (now; either NULL
+ * when there is none) shows other bytes in reports.json and the index.
+ * Only ever a reason to write a list without reading its file first: a
+ * list said to differ that does not is written again, never left wrong. */
+static void lists_differ(struct render_ctx *c, const struct site_piece *old,
+			 const struct site_piece *now)
+{
+	size_t i;
+
+	if (!old || !now) {
+		c->json_differs = c->index_differs = 1;
+		return;
+	}
+	if (old->nr_json != now->nr_json)
+		c->json_differs = 1;
+	for (i = 0; !c->json_differs && i < now->nr_json; i++)
+		c->json_differs = old->json[i].len != now->json[i].len ||
+				  memcmp(old->json[i].text, now->json[i].text, now->json[i].len);
+	if (!old->row[0] || !now->row[0] || old->row_len[0] != now->row_len[0] ||
+	    memcmp(old->row[0], now->row[0], now->row_len[0]))
+		c->index_differs = 1;
+}
+
 /* A partial run's pieces and report pages, by number: the new ones of the
  * changed reports (in->pieces, and the pages render_reports() put first
  * in c->out), and the cache's of every other, its page kept. */
@@ -1889,6 +1916,7 @@ static void merge_cached(struct render_ctx *c, struct site_input *in)
 	size_t total = k->nr + in->nr_pieces, n = 0, i = 0, j = 0, ch = 0;
 	struct site_piece *all = xcalloc(total + 1, sizeof(*all));
 	struct site_page *pages = xcalloc(total + 1, sizeof(*pages));
+	int64_t had = -1;	/* the last changed report the cache had */
 
 	while (i < k->nr || j < in->nr_pieces) {
 		if (i < k->nr && (j == in->nr_pieces || k->v[i].id <= in->pieces[j].id)) {
@@ -1899,6 +1927,9 @@ static void merge_cached(struct render_ctx *c, struct site_input *in)
 			if (ch < in->changes.nr && in->changes.ids[ch] == id) {
 				/* changed: its new piece, if it is still
 				 * published, comes from in->pieces */
+				lists_differ(c, &k->v[i], j < in->nr_pieces &&
+					     in->pieces[j].id == id ? &in->pieces[j] : NULL);
+				had = id;
 				touch(c, &k->v[i]);
 				site_piece_release(&k->v[i++]);
 				in->cache_dirty = 1;
@@ -1910,6 +1941,8 @@ static void merge_cached(struct render_ctx *c, struct site_input *in)
 			n++;
 			continue;
 		}
+		if (in->pieces[j].id != had)
+			lists_differ(c, NULL, &in->pieces[j]);	/* a new one */
 		touch(c, &in->pieces[j]);
 		all[n] = in->pieces[j];
 		pages[n++] = c->out->v[j++];
@@ -2267,6 +2300,7 @@ static int render_json(struct render_ctx *c)
 	p->parts = parts;
 	p->nr_parts = k;
 	p->len = len;
+	p->differs = c->json_differs;
 	return 0;
 }
 
@@ -2402,6 +2436,8 @@ static int render_index(struct render_ctx *c, const struct lists_job *job)
 	value_object_add_string(v, "feed", "atom.xml");
 	add_lists(v, c->in, job->idx, 0, 1, NULL, NULL);
 	ret = emit_page(c, "index.html", v, "index.html");
+	if (!ret)
+		c->out->v[c->out->nr - 1].differs = c->index_differs;
 	value_free(v);
 	return ret;
 }
@@ -2722,7 +2758,8 @@ int site_write_page(struct site_writer *w, struct site_page *pg, size_t hint, st
 	buf_adds(&path, w->dir);
 	buf_addc(&path, '/');
 	buf_adds(&path, pg->path);
-	if (!w->full && e && e->size == pg->len && file_holds(path.data, iov, nr, pg->len)) {
+	if (!w->full && !pg->differs && e && e->size == pg->len &&
+	    file_holds(path.data, iov, nr, pg->len)) {
 		/* the file has these bytes (reading and comparing costs a
 		 * fraction of writing); the temporary file a killed --full run
 		 * may have left goes (ENOENT, nothing touched, in every other

@@ -273,6 +273,8 @@ struct site_page {
 				   the pieces go (site_input_release_early()) */
 	size_t nr_parts;
 	size_t len;		/* the bytes' (all the parts') */
+	int differs;		/* its file is known not to hold them: written
+				   without being read and compared first */
 	int put;		/* site_write_page() has put it in place */
 	char *extra;		/* a report page's manifest fields ("\tFP\t..."),
 				   or NULL */
@@ -333,7 +335,8 @@ void site_writer_release(struct site_writer *w);
 
 /*
  * Puts page p in place unless its file holds its bytes already (the size
- * as the manifest says, then compared byte for byte; always with full):
+ * as the manifest says, then compared byte for byte; always with full or
+ * p->differs):
  * 0644, a new page by dir_write_new_file(), a page replacing its file by
  * dir_write_file_mode() (a temporary name renamed into place), or by
  * dir_write_file_spare() when either is 256 KB or more (their v forms for

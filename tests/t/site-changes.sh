@@ -252,6 +252,25 @@ rmdir "$site/tree/$t1/index.html"
 pb site --full 2>/dev/null
 check "... and the next run puts both" test -f "$site/tree/$t1/index.html" -a "$(stat -c %i "$site/index.html")" != "$inode"
 
+# a reply changes report 2's line of reports.json (its replies): the file
+# is written without being read first (it cannot hold the new bytes:
+# lists_differ()), and the site is still a --full run's
+if command -v strace >/dev/null 2>&1; then
+	mail 30 'Ann <ann@example.org>' 'Re: the report' "$m2" 'And again.' >"$tmp/30.mbox"
+	ingest "$tmp/30.mbox"
+	now=$((now + 100))
+	json=$(cat "$site/reports.json")
+	PERFBOT_NOW=$now strace -f -qq -e trace=openat -o "$tmp/open.trace" "$perfbot" --config "$tmp/c" site
+	check "a reply under strace: exit 0" test "$?" = 0
+	check "... reports.json is written again" test "$(cat "$site/reports.json")" != "$json"
+	check "... and was not read first" sh -c "! grep -F '\"$site/reports.json\", O_RDONLY' '$tmp/open.trace'"
+	rm -rf "$tmp/fresh"
+	pb site --full --out "$tmp/fresh" 2>/dev/null
+	check "... the site is the one a --full run makes" diff -r -x '.*' "$tmp/fresh" "$site"
+else
+	echo "skip: strace is not installed (tests/helpers/install-deps.sh test): reports.json's reads not checked"
+fi
+
 # a list page larger than a mail template may make (16 MB, the index of
 # some 57,000 reports): the site's pages may be 256 MB (a lab's index.html
 # here that shows a part of 1,000,000 bytes 17 times)
