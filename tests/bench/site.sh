@@ -99,6 +99,9 @@ printf '  ratio                             %8.2fx   (target <= 3x)\n' "$ratio"
 printf '  after one reply: a run            %8.3f s   %.1f%% of the full run (target <= 5%%)\n' "$incr" "$share"
 printf '  files it wrote (each run)         %s  (its page, index, its tree'"'"'s page, reports.json)\n' "$written"
 printf '  nothing new: a run                %8.3f s, %s files written (target 0)\n' "$none" "$nothing"
+# each run, in the order made (s): a median hides how they spread
+runs() { awk '{printf " %.3f", $1}' "$1"; }
+printf '  runs: full%s; cp -r%s; after one reply%s\n' "$(runs "$tmp/full")" "$(runs "$tmp/cp")" "$(runs "$tmp/incr")"
 miss=0
 [ "$(echo "$ratio <= 3" | bc -l)" = 1 ] || miss=1
 [ "$(echo "$share <= 5" | bc -l)" = 1 ] || miss=1
