@@ -6,7 +6,7 @@
  * It serves the configured site folder only (site_gather()).
  *
  * The file: "perfbot-site-cache 7\n", the salt the pieces were made with
- * and the site folder they are of (folder_identity()) as strings, then
+ * and the site folder they are of (site_cache_folder()) as strings, then
  * records, each its letter, its length and its checksum (XXH3's 64 bits
  * of its fields: a damaged record is never read as a piece; zlib's CRC-32
  * was a quarter of a run after one reply, reading 18 MB for 10,000
@@ -220,10 +220,7 @@ static int cache_path(struct buf *out, const char *state, int make, struct buf *
 	return 0;
 }
 
-/* Which site folder the pieces are of: its real path, device and inode.
- * The pages a run keeps are those of that folder's manifest: a run into
- * another folder (--out), or into one made again, reads every report. */
-static void folder_identity(struct buf *out, const char *dir)
+void site_cache_folder(struct buf *out, const char *dir)
 {
 	char *real = realpath(dir, NULL);
 	struct stat sb;
@@ -262,7 +259,7 @@ int site_cache_write(const struct site_input *in, struct buf *err)
 	}
 	buf_adds(&b, MAGIC);
 	put_str(&b, in->salt.data);
-	folder_identity(&body, in->dir);
+	site_cache_folder(&body, in->dir);
 	put_strn(&b, body.data, body.len);
 	buf_reset(&body);
 	for (i = 0; i < in->nr_pieces; i++)
@@ -646,7 +643,7 @@ int site_cache_read(const char *state, const char *dir, struct site_cache *k)
 	memset(k, 0, sizeof(*k));
 	memset(h, 0, sizeof(h));
 	cache_path(&path, state, 0, NULL);
-	folder_identity(&folder, dir);
+	site_cache_folder(&folder, dir);
 	/* a file that cannot be mapped only costs a run that makes every
 	 * piece */
 	if (!dir_map_file(path.data, (size_t)1 << 32, (const void **)&k->map, &k->size) ||

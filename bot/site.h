@@ -174,6 +174,11 @@ struct site_cache {
  * none, it is not whole, or it is another site folder's than dir (k then
  * empty: the run makes every piece). */
 int site_cache_read(const char *state, const char *dir, struct site_cache *k);
+/* Which site folder a cache's pieces are of, as its header says: dir's
+ * real path, device and inode.  The pages a run keeps are those of that
+ * folder's manifest: a run into another folder (--out), or into one made
+ * again, reads every report. */
+void site_cache_folder(struct buf *out, const char *dir);
 void site_cache_release(struct site_cache *k);
 
 struct site_input;

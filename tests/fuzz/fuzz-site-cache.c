@@ -58,19 +58,6 @@ static void put_str(struct buf *b, const char *s)
 	buf_addc(b, '\0');
 }
 
-/* What site-cache.c's folder_identity() says of dir. */
-static void identity(struct buf *out, const char *dir)
-{
-	char *real = realpath(dir, NULL);
-	struct stat sb;
-
-	buf_adds(out, real ? real : dir);
-	if (stat(dir, &sb) == 0)
-		buf_addf(out, " %llu:%llu", (unsigned long long)sb.st_dev,
-			 (unsigned long long)sb.st_ino);
-	free(real);
-}
-
 /* s is a string of the mapping [map, map + size), NUL-ended there. */
 static void check_str(const struct site_cache *k, const char *s, int may_lack)
 {
@@ -149,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf_addf(&path, "%s/cache/site.cache", top);
 	buf_adds(&file, "perfbot-site-cache 7\n");
 	put_str(&file, "salt");
-	identity(&id, site.data);
+	site_cache_folder(&id, site.data);
 	put_str(&file, id.data);
 	if (size && (data[size - 1] & 1))
 		cut = 1 + data[size - 1] / 2;

@@ -81,13 +81,18 @@ after() {
 	if [ -n "$4" ]; then
 		check "$1: $4 written" sh -c "diff '$tmp/before.$step' '$tmp/after.$step' | grep -q '^> ./$4 '"
 	fi
+	same_as_full "$1"
+}
+
+# same_as_full WHAT: the site is what a --full run into a new folder makes
+same_as_full() {
 	rm -rf "$tmp/fresh"
-	pb site --full --out "$tmp/fresh" 2>"$tmp/fresh.$step.log"
-	if diff -r -x '.*' "$tmp/fresh" "$site" >"$tmp/diff.$step"; then
+	pb site --full --out "$tmp/fresh" 2>"$tmp/fresh.log"
+	if diff -r -x '.*' "$tmp/fresh" "$site" >"$tmp/diff"; then
 		ok "$1: the site is the one a --full run makes"
 	else
 		not_ok "$1: the site differs from a --full run's:"
-		head -20 "$tmp/diff.$step"
+		head -20 "$tmp/diff"
 	fi
 }
 
@@ -265,9 +270,7 @@ if command -v strace >/dev/null 2>&1; then
 	check "a reply under strace: exit 0" test "$?" = 0
 	check "... reports.json is written again" test "$(cat "$site/reports.json")" != "$json"
 	check "... and was not read first" sh -c "! grep -F '\"$site/reports.json\", O_RDONLY' '$tmp/open.trace'"
-	rm -rf "$tmp/fresh"
-	pb site --full --out "$tmp/fresh" 2>/dev/null
-	check "... the site is the one a --full run makes" diff -r -x '.*' "$tmp/fresh" "$site"
+	same_as_full "..."
 else
 	echo "skip: strace is not installed (tests/helpers/install-deps.sh test): reports.json's reads not checked"
 	skip=$((skip + 1))
